@@ -1,0 +1,467 @@
+"""Cards, decks and five-card hand ranking.
+
+Cards are two-character strings: a rank from :data:`RANKS` followed by a suit from :data:`SUITS`
+(``"As"``, ``"Th"``); the joker is :data:`JOKER` (``"Jk"``).
+
+A :class:`Ranking` (obtain one with :func:`ranking_for`) turns a five-card hand into a *strength*: a tuple of
+ints that compares like the hands do (higher is better, equal tuples are an exact tie, i.e. a split). Three
+rule sets are supported:
+
+``standard``
+    52 cards. Straight flush > four of a kind > full house > flush > straight > three of a kind > two pair >
+    pair > high card. Aces are high, A-2-3-4-5 is the lowest straight (the Five is its top card), no
+    wrap-around straights, suits never break ties.
+``stripped``
+    32 cards (7 to A). A flush beats a full house, and A-7-8-9-T is the lowest straight (the ace plays low,
+    so the Ten is its top card).
+``joker=True``
+    The joker becomes whichever card of the ranking's deck gives the best hand -- any rank and suit, even a
+    duplicate of a card already held -- so five of a kind (which beats a straight flush) becomes possible.
+
+With ``suit_tiebreak=True`` hands equal in category and ranks are further ordered by the suit of one
+deciding card, hearts > diamonds > clubs > spades: the highest card for high card, straights, flushes and
+straight flushes (for A-7-8-9-T that is the Ten), the highest unpaired card (the kicker) for a pair or two
+pair. Trips, full houses and quads are never tied in a single deck and take no suit.
+
+Evaluation is table driven: every card maps to an int holding one count in a per-rank and a per-suit
+3-bit field, so the sum of five codes gives the hand's rank multiset (the key of a precomputed table of
+strengths) and tells at once whether all five cards share a suit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import combinations_with_replacement
+
+__all__ = [
+    "CATEGORY_ORDER",
+    "FIVE_OF_A_KIND",
+    "FLUSH",
+    "FOUR_OF_A_KIND",
+    "FULL_HOUSE",
+    "HIGH_CARD",
+    "JOKER",
+    "PAIR",
+    "RANKS",
+    "RANK_VALUE",
+    "Ranking",
+    "STRAIGHT",
+    "STRAIGHT_FLUSH",
+    "STRIPPED_RANKS",
+    "SUITS",
+    "SUIT_TIEBREAK_ORDER",
+    "THREE_OF_A_KIND",
+    "TWO_PAIR",
+    "make_deck",
+    "normalise_card",
+    "ranking_for",
+]
+
+RANKS = "23456789TJQKA"
+"""Card ranks, low to high (the ace also plays low in the lowest straight)."""
+
+SUITS = "cdhs"
+"""Card suits: clubs, diamonds, hearts, spades (also the order cards take in :func:`make_deck`)."""
+
+JOKER = "Jk"
+"""The joker's card string."""
+
+STRIPPED_RANKS = "789TJQKA"
+"""Ranks of the 32-card stripped deck, low to high."""
+
+SUIT_TIEBREAK_ORDER = "scdh"
+"""Suits low to high when ``suit_tiebreak`` is on: spades < clubs < diamonds < hearts."""
+
+RANK_VALUE: dict[str, int] = {rank: value for value, rank in enumerate(RANKS, start=2)}
+"""A rank character's numeric value: ``"2"`` -> 2 ... ``"T"`` -> 10, ``"J"`` -> 11 ... ``"A"`` -> 14."""
+
+HIGH_CARD = "high card"
+"""Category name."""
+PAIR = "pair"
+"""Category name."""
+TWO_PAIR = "two pair"
+"""Category name."""
+THREE_OF_A_KIND = "three of a kind"
+"""Category name."""
+STRAIGHT = "straight"
+"""Category name."""
+FLUSH = "flush"
+"""Category name."""
+FULL_HOUSE = "full house"
+"""Category name."""
+FOUR_OF_A_KIND = "four of a kind"
+"""Category name."""
+STRAIGHT_FLUSH = "straight flush"
+"""Category name."""
+FIVE_OF_A_KIND = "five of a kind"
+"""Category name (only reachable with a joker)."""
+
+CATEGORY_ORDER: dict[str, tuple[str, ...]] = {
+    "standard": (
+        HIGH_CARD, PAIR, TWO_PAIR, THREE_OF_A_KIND, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND, STRAIGHT_FLUSH,
+    ),
+    "stripped": (
+        HIGH_CARD, PAIR, TWO_PAIR, THREE_OF_A_KIND, STRAIGHT, FULL_HOUSE, FLUSH, FOUR_OF_A_KIND, STRAIGHT_FLUSH,
+    ),
+}
+"""Categories low to high for each ranking kind without a joker; a joker ranking appends five of a kind."""
+
+_RANK_NAMES: dict[int, tuple[str, str]] = {
+    2: ("Deuce", "Deuces"),
+    3: ("Three", "Threes"),
+    4: ("Four", "Fours"),
+    5: ("Five", "Fives"),
+    6: ("Six", "Sixes"),
+    7: ("Seven", "Sevens"),
+    8: ("Eight", "Eights"),
+    9: ("Nine", "Nines"),
+    10: ("Ten", "Tens"),
+    11: ("Jack", "Jacks"),
+    12: ("Queen", "Queens"),
+    13: ("King", "Kings"),
+    14: ("Ace", "Aces"),
+}
+
+_RANK_WORDS: dict[str, int] = {}
+for _value, (_single, _plural) in _RANK_NAMES.items():
+    _RANK_WORDS[_single.lower()] = _value
+    _RANK_WORDS[_plural.lower()] = _value
+_RANK_WORDS.update({"two": 2, "twos": 2, "trey": 3, "treys": 3})
+
+_SUIT_VALUE: dict[str, int] = {suit: value for value, suit in enumerate(SUIT_TIEBREAK_ORDER)}
+
+# Card code layout: bits 3*r .. 3*r+2 count rank index r (0..12); bits _SUIT_SHIFT + 3*s .. count suit s.
+_SUIT_SHIFT = 40
+_RANK_MASK = (1 << _SUIT_SHIFT) - 1
+_FLUSH_SUITS = frozenset(5 << (3 * s) for s in range(len(SUITS)))  # suit field, shifted down
+
+
+def normalise_card(text: str) -> str | None:
+    """Return the canonical two-character form of ``text`` or ``None`` if it is not a card.
+
+    Surrounding whitespace is ignored and ``"10"`` is accepted for the Ten (``"10h"`` -> ``"Th"``). Matching
+    is case-sensitive: the rank is upper case, the suit lower case (``"as"`` is not a card), and the joker
+    is exactly ``"Jk"``.
+    """
+    card = text.strip()
+    if card == JOKER:
+        return JOKER
+    if len(card) == 3 and card.startswith("10"):
+        card = "T" + card[2]
+    if len(card) == 2 and card[0] in RANKS and card[1] in SUITS:
+        return card
+    return None
+
+
+def make_deck(size: int, joker: bool = False) -> tuple[str, ...]:
+    """Return the cards of a fresh deck in a fixed order: ranks low to high, suits ``c d h s`` within a rank.
+
+    ``size`` is 52 (2 to A) or 32 (7 to A); ``joker`` appends ``"Jk"`` as the last card.
+    """
+    if size == 52:
+        ranks = RANKS
+    elif size == 32:
+        ranks = STRIPPED_RANKS
+    else:
+        raise ValueError(f"deck size must be 52 or 32, not {size!r}")
+    deck = tuple(rank + suit for rank in ranks for suit in SUITS)
+    return deck + (JOKER,) if joker else deck
+
+
+def _rank_code(values: Sequence[int]) -> int:
+    """The rank part of the summed card codes of cards with these rank values."""
+    return sum(1 << (3 * (value - 2)) for value in values)
+
+
+_TEXT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (category, re.compile(pattern))
+    for category, pattern in (
+        (STRAIGHT_FLUSH, r"straight flush,?\s+([a-z]+)\s+to\s+([a-z]+)\b"),
+        (FIVE_OF_A_KIND, r"five of a kind,?\s+([a-z]+)\b"),
+        (FOUR_OF_A_KIND, r"four of a kind,?\s+([a-z]+)\b"),
+        (FULL_HOUSE, r"full house,?\s+([a-z]+)\s+full of\s+([a-z]+)\b"),
+        (FLUSH, r"flush,?\s+([a-z]+)\s+high\b"),
+        (STRAIGHT, r"straight,?\s+([a-z]+)\s+to\s+([a-z]+)\b"),
+        (THREE_OF_A_KIND, r"three of a kind,?\s+([a-z]+)\b"),
+        (TWO_PAIR, r"two pairs?,?\s+([a-z]+)\s+and\s+([a-z]+)\b"),
+        (PAIR, r"pair of\s+([a-z]+)\b"),
+        (HIGH_CARD, r"high card,?\s+([a-z]+)\b"),
+    )
+)
+_ROYAL = re.compile(r"royal flush\b")
+_ARTICLE = re.compile(r"(?:an?\s+)?")
+
+
+def _parse_description(text: str) -> tuple[str, tuple[int, ...]] | None:
+    """Parse a stated hand description into (category, named rank values), or ``None`` if unparseable."""
+    lowered = " ".join(text.lower().split())
+    start = _ARTICLE.match(lowered)
+    body = lowered[start.end():] if start else lowered
+    if _ROYAL.match(body):
+        return STRAIGHT_FLUSH, (10, 14)
+    for category, pattern in _TEXT_PATTERNS:
+        found = pattern.match(body)
+        if found is None:
+            continue
+        values = tuple(_RANK_WORDS.get(word, 0) for word in found.groups())
+        if 0 in values:
+            return None
+        return category, values
+    return None
+
+
+class Ranking:
+    """A hand-ranking rule set: evaluates five-card hands to comparable strengths and describes them.
+
+    Build one with :func:`ranking_for`. Public attributes: ``kind`` (``"standard"`` or ``"stripped"``),
+    ``suit_tiebreak``, ``joker``, ``categories`` (category names low to high) and ``deck`` (the cards the
+    ranking accepts, as :func:`make_deck` orders them).
+    """
+
+    __slots__ = (
+        "kind", "suit_tiebreak", "joker", "categories", "deck",
+        "_code", "_plain", "_flush", "_plain_decider", "_flush_decider", "_wheel_top", "_concrete", "_best",
+    )
+
+    def __init__(self, kind: str, suit_tiebreak: bool = False, joker: bool = False) -> None:
+        if kind not in CATEGORY_ORDER:
+            raise ValueError(f"unknown ranking kind {kind!r}; expected 'standard' or 'stripped'")
+        self.kind = kind
+        self.suit_tiebreak = suit_tiebreak
+        self.joker = joker
+        self.categories: tuple[str, ...] = CATEGORY_ORDER[kind] + ((FIVE_OF_A_KIND,) if joker else ())
+        self.deck: tuple[str, ...] = make_deck(52 if kind == "standard" else 32, joker)
+        self._concrete: tuple[str, ...] = tuple(card for card in self.deck if card != JOKER)
+        self._code: dict[str, int] = {
+            card: (1 << (3 * RANKS.index(card[0]))) + (1 << (_SUIT_SHIFT + 3 * SUITS.index(card[1])))
+            for card in self._concrete
+        }
+        self._plain: dict[int, tuple[int, ...]] = {}
+        self._flush: dict[int, tuple[int, ...]] = {}
+        self._plain_decider: dict[int, str] = {}
+        self._flush_decider: dict[int, str] = {}
+        self._build_tables()
+        self._best = lru_cache(maxsize=1 << 16)(self._best_uncached)
+
+    def __repr__(self) -> str:
+        return f"ranking_for({self.kind!r}, suit_tiebreak={self.suit_tiebreak}, joker={self.joker})"
+
+    # -- table construction -------------------------------------------------------------------------------
+
+    def _build_tables(self) -> None:
+        """Precompute, for every rank multiset, the strength as an off-suit hand and as a flush."""
+        values = sorted({RANK_VALUE[card[0]] for card in self._concrete})
+        straights: dict[frozenset[int], int] = {}
+        for low in range(len(values) - 4):
+            window = values[low:low + 5]
+            if window[-1] - window[0] == 4:
+                straights[frozenset(window)] = window[-1]
+        wheel = frozenset(values[:4] + [values[-1]])  # the ace plays low below the four lowest ranks
+        self._wheel_top = values[3]
+        straights[wheel] = values[3]
+
+        index = {category: i for i, category in enumerate(self.categories)}
+        most = 5 if self.joker else 4
+        for combo in combinations_with_replacement(values, 5):
+            counts = Counter(combo)
+            if max(counts.values()) > most:
+                continue
+            # ranks ordered by multiplicity, then by rank: the order that decides ties
+            ordered = sorted(counts, key=lambda v: (counts[v], v), reverse=True)
+            shape = tuple(counts[v] for v in ordered)
+            desc = tuple(sorted(combo, reverse=True))
+            decider = 0
+            if shape == (5,):
+                plain: tuple[int, ...] = (index[FIVE_OF_A_KIND], ordered[0])
+            elif shape == (4, 1):
+                plain = (index[FOUR_OF_A_KIND], *ordered)
+            elif shape == (3, 2):
+                plain = (index[FULL_HOUSE], *ordered)
+            elif shape == (3, 1, 1):
+                plain = (index[THREE_OF_A_KIND], *ordered)
+            elif shape == (2, 2, 1):
+                plain = (index[TWO_PAIR], *ordered)
+                decider = ordered[2]
+            elif shape == (2, 1, 1, 1):
+                plain = (index[PAIR], *ordered)
+                decider = ordered[1]
+            elif frozenset(combo) in straights:
+                top = straights[frozenset(combo)]
+                plain = (index[STRAIGHT], top)
+                decider = top
+            else:
+                plain = (index[HIGH_CARD], *desc)
+                decider = desc[0]
+            if len(counts) == 5 and frozenset(combo) in straights:
+                top = straights[frozenset(combo)]
+                flush: tuple[int, ...] = (index[STRAIGHT_FLUSH], top)
+                flush_decider = top
+            else:
+                # five suited cards are a flush; with a joker duplicate they may also hold a pair, which a
+                # flush beats -- but keep the better reading in case a rank shape outranks the flush
+                flush = (index[FLUSH], *desc)
+                flush_decider = desc[0]
+                if plain > flush:
+                    flush, flush_decider = plain, decider
+            code = _rank_code(combo)
+            self._plain[code] = plain
+            self._flush[code] = flush
+            self._plain_decider[code] = RANKS[decider - 2] if decider else ""
+            self._flush_decider[code] = RANKS[flush_decider - 2] if flush_decider else ""
+
+    # -- evaluation ---------------------------------------------------------------------------------------
+
+    def strength(self, cards: Sequence[str]) -> tuple[int, ...]:
+        """Return the comparable strength of a five-card hand: higher is better, equal means an exact tie.
+
+        The first element is the index of the hand's category in :attr:`categories`. Raises ``ValueError``
+        for anything but five distinct cards of this ranking's deck.
+        """
+        code = self._code
+        try:
+            a, b, c, d, e = cards
+            total = code[a] + code[b] + code[c] + code[d] + code[e]
+        except (KeyError, ValueError, TypeError):
+            return self._best(self._checked(cards))[0]
+        if len({a, b, c, d, e}) != 5:
+            raise ValueError(f"duplicate card in hand {list(cards)!r}")
+        if not self.suit_tiebreak:
+            if total >> _SUIT_SHIFT in _FLUSH_SUITS:
+                return self._flush[total & _RANK_MASK]
+            return self._plain[total & _RANK_MASK]
+        return self._suited(cards, total)
+
+    def _suited(self, cards: Sequence[str], total: int) -> tuple[int, ...]:
+        """Strength of concrete (joker-free) cards with the suit tie-break appended where it applies."""
+        ranks = total & _RANK_MASK
+        if total >> _SUIT_SHIFT in _FLUSH_SUITS:
+            key, decider = self._flush[ranks], self._flush_decider[ranks]
+        else:
+            key, decider = self._plain[ranks], self._plain_decider[ranks]
+        if decider:
+            for card in cards:
+                if card[0] == decider:
+                    return key + (_SUIT_VALUE[card[1]],)
+        return key
+
+    def _concrete_strength(self, cards: Sequence[str]) -> tuple[int, ...]:
+        """Strength of five joker-free cards (duplicates allowed: a joker may copy a held card)."""
+        code = self._code
+        total = sum(code[card] for card in cards)
+        if self.suit_tiebreak:
+            return self._suited(cards, total)
+        if total >> _SUIT_SHIFT in _FLUSH_SUITS:
+            return self._flush[total & _RANK_MASK]
+        return self._plain[total & _RANK_MASK]
+
+    def _checked(self, cards: Sequence[str]) -> tuple[str, ...]:
+        """Validate a hand and return it as a sorted tuple (the cache key of the joker path)."""
+        if isinstance(cards, str):
+            raise ValueError(f"expected a sequence of card strings, not the string {cards!r}")
+        hand = tuple(cards)
+        if len(hand) != 5:
+            raise ValueError(f"a hand has five cards, not {len(hand)}: {list(hand)!r}")
+        for card in hand:
+            if card == JOKER:
+                if not self.joker:
+                    raise ValueError(f"the joker is not in play in {self!r}")
+            elif card not in self._code:
+                raise ValueError(f"{card!r} is not a card of the {self.kind} deck")
+        if len(set(hand)) != 5:
+            raise ValueError(f"duplicate card in hand {list(hand)!r}")
+        return tuple(sorted(hand))
+
+    def _best_uncached(self, hand: tuple[str, ...]) -> tuple[tuple[int, ...], str]:
+        """Best (strength, card the joker becomes) for a validated hand; ``""`` when there is no joker.
+
+        Every card of the deck is tried in place of the joker (a validated hand holds at most one); the first
+        best card in deck order wins, so the choice is deterministic.
+        """
+        if JOKER not in hand:
+            return self._concrete_strength(hand), ""
+        rest = tuple(card for card in hand if card != JOKER)
+        best: tuple[tuple[int, ...], str] = ((-1,), "")
+        for card in self._concrete:
+            found = self._concrete_strength(rest + (card,))
+            if found > best[0]:
+                best = (found, card)
+        return best
+
+    def resolve(self, cards: Sequence[str]) -> tuple[str, ...]:
+        """Return the hand, in its order, with the joker replaced by the card it becomes."""
+        chosen = self._best(self._checked(cards))[1]
+        return tuple(chosen if card == JOKER else card for card in cards)
+
+    def compare(self, first: Sequence[str], second: Sequence[str]) -> int:
+        """Return 1 if ``first`` beats ``second``, -1 if it loses, 0 for an exact tie."""
+        a, b = self.strength(first), self.strength(second)
+        return (a > b) - (a < b)
+
+    def category(self, cards: Sequence[str]) -> str:
+        """Return the hand's category name (one of :attr:`categories`)."""
+        return self.categories[self.strength(cards)[0]]
+
+    # -- descriptions -------------------------------------------------------------------------------------
+
+    def _named(self, key: tuple[int, ...]) -> tuple[str, tuple[int, ...]]:
+        """The category and the rank values a description names, for a strength key."""
+        category = self.categories[key[0]]
+        ranks = key[1:]
+        if category in (STRAIGHT, STRAIGHT_FLUSH):
+            top = ranks[0]
+            low = 14 if top == self._wheel_top else top - 4
+            return category, (low, top)
+        if category in (TWO_PAIR, FULL_HOUSE):
+            return category, (ranks[0], ranks[1])
+        return category, (ranks[0],)
+
+    def describe(self, cards: Sequence[str]) -> str:
+        """Return the site's (PokerStars) wording for the hand, e.g. ``"two pair, Jacks and Sixes"``."""
+        category, named = self._named(self.strength(cards))
+        one = [_RANK_NAMES[v][0] for v in named]
+        many = [_RANK_NAMES[v][1] for v in named]
+        if category == HIGH_CARD:
+            return f"high card {one[0]}"
+        if category == PAIR:
+            return f"a pair of {many[0]}"
+        if category == TWO_PAIR:
+            return f"two pair, {many[0]} and {many[1]}"
+        if category == THREE_OF_A_KIND:
+            return f"three of a kind, {many[0]}"
+        if category == STRAIGHT:
+            return f"a straight, {one[0]} to {one[1]}"
+        if category == FLUSH:
+            return f"a flush, {one[0]} high"
+        if category == FULL_HOUSE:
+            return f"a full house, {many[0]} full of {many[1]}"
+        if category == FOUR_OF_A_KIND:
+            return f"four of a kind, {many[0]}"
+        if category == STRAIGHT_FLUSH:
+            return "a Royal Flush" if named == (10, 14) else f"a straight flush, {one[0]} to {one[1]}"
+        return f"five of a kind, {many[0]}"
+
+    def description_matches(self, text: str, cards: Sequence[str]) -> bool:
+        """Does a stated description (e.g. from a log's summary) fit the hand?
+
+        The text is parsed case-insensitively into a category and the ranks it names (an optional leading
+        ``a``/``an``, singular or plural rank names and trailing extra words are tolerated; ``Royal Flush``
+        means a straight flush Ten to Ace). True iff the category is the hand's and every named rank equals
+        the hand's corresponding rank; an unparseable description is False.
+        """
+        stated = _parse_description(text)
+        return stated is not None and stated == self._named(self.strength(cards))
+
+
+_RANKINGS: dict[tuple[str, bool, bool], Ranking] = {}
+
+
+def ranking_for(kind: str, suit_tiebreak: bool = False, joker: bool = False) -> Ranking:
+    """Return the (cached, shared) :class:`Ranking` for ``kind`` ``"standard"`` or ``"stripped"``."""
+    key = (kind, bool(suit_tiebreak), bool(joker))
+    ranking = _RANKINGS.get(key)
+    if ranking is None:
+        ranking = _RANKINGS[key] = Ranking(*key)
+    return ranking
