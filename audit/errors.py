@@ -1,0 +1,13 @@
+"""The few exceptions for "cannot continue": everything else about a log becomes a finding."""
+
+
+class AuditError(Exception):
+    """Base class: the command cannot run; the message says why in plain words."""
+
+
+class InputError(AuditError):
+    """A file that cannot be read as a hand history at all (missing, binary, wrong encoding, absurd lines)."""
+
+
+class ProfileError(AuditError):
+    """An unknown profile, an unknown option name, or an option value the profile does not allow."""

@@ -1,0 +1,384 @@
+"""Cached Lark parsers; a block of lines → a model object, or a ``ParseFailure`` with line, column and caret.
+
+The transformers run inside the LALR parser (no parse tree is built), which is what makes the parse fast.
+They only build model objects and keep file line numbers; all poker judgement is the replay engine's.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from collections.abc import Iterator
+
+from lark import Lark, Token, Transformer
+from lark.common import LexerConf
+from lark.lexer import Lexer, LexerState
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from audit.model import (
+    Action, Block, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, OptionLine, Parole,
+    ParseFailure, Post, Preamble, ProfileLine, Reshuffle, Score, Seat, SessionEnd, SessionLine, Show, Standing,
+    StandPat, SummaryTotal, Uncalled,
+)
+from audit.read import RawBlock
+from audit.resources import data_dir
+
+_CARD_FIX = {"10": "T"}
+_INT = re.compile(r"\d+")
+
+
+def split_cards(token: str) -> tuple[str, ...]:
+    """``"[As 10d 5c]"`` → ``("As", "Td", "5c")`` (``10`` read as ``T``); unknown text is kept as written."""
+    body = token[1:-1].split()
+    return tuple(("T" + c[2:]) if c.startswith("10") else c for c in body)
+
+
+class _Builder(Transformer[Token, Any]):
+    """Shared state: the file line of each line of the block being parsed."""
+
+    numbers: list[int]
+
+    def __init__(self) -> None:
+        super().__init__(visit_tokens=False)
+        self.numbers = []
+
+    def _line(self, tok: Token) -> int:
+        return self.numbers[tok.line - 1]  # type: ignore[operator]
+
+
+_POST_KIND = {"the ante": "ante", "small blind": "small", "big blind": "big", "over blind": "over",
+              "live blind": "live", "dead blind": "dead"}
+_MARKERS = {"DEALING HANDS": "deal", "FIRST BETTING ROUND": "first", "DRAW": "draw",
+            "SECOND BETTING ROUND": "second", "SHOW DOWN": "showdown", "SUMMARY": "summary",
+            "REDEAL": "redeal"}
+_EVENTS = {"disconnected": "disconnected", "connected": "connected", "played by the house": "house"}
+_VERBS = {"folds": "fold", "checks": "check", "calls": "call", "bets": "bet", "raises": "raise"}
+_PAROLE = {"offers": "offer", "accepts": "accept", "declines": "decline"}
+
+# The grammar's terminals decide what a line is; these read the names, numbers and cards inside a line.
+_HAND_RE = re.compile(r"Hand #(\S+) +- +(\S+ +\S+)")
+_TABLE_RE = re.compile(r"Table '(.*)' +Seat #(\d+)")
+_SEAT_RE = re.compile(r"Seat (\d+): +(\S+) +\((\d+) (in chips|points?)\)( is sitting out)?")
+_NAMED = re.compile(r"([\w\-.']+):? +(.*)")
+_POST_RE = re.compile(r"posts (.+?) +(\d+)( and is all-in)?")
+_ACT_RE = re.compile(r"(\w+)(?: +(\d+)(?: +to +(\d+))?)?( and is all-in)?( \(timed out\))?"
+                     r"(?: \(took (\d+(?:\.\d+)?)s\))?")
+_TOOK_RE = re.compile(r"\(took (\d+(?:\.\d+)?)s\)")
+_DISCARD_RE = re.compile(r"discards +(\d+) cards?(?: +(\[[^\]]*\]))?(?: \(took (\d+(?:\.\d+)?)s\))?")
+_SHOW_RE = re.compile(r"shows +(\[[^\]]*\])(?: +\((.*)\))?")
+_COLLECT_RE = re.compile(r"collected +(\d+) +from +(.*)")
+_DEALT_RE = re.compile(r"Dealt to +([\w\-.']+) *(.*)")
+_UNCALLED_RE = re.compile(r"Uncalled bet \((\d+)\) returned to +(\S+)")
+_STANDING_RE = re.compile(r"(\d+): +(\S+) +\((\d+)\)")
+_BRACKETS = re.compile(r"\[[^\]]*\]")
+
+
+class HouseBuilder(_Builder):
+    """Builds model objects from the house grammar's rules (one method per line rule)."""
+
+    def _named(self, tok: Token) -> tuple[int, str, str]:
+        """A line that starts with a player's name: (file line, player, the rest without the colon)."""
+        m = _NAMED.match(tok)
+        assert m is not None
+        return self._line(tok), m.group(1), m.group(2)
+
+    def hand(self, c: list[Any]) -> Hand:
+        (hand_line, hand_id, started), (table, button) = c[0], c[1]
+        seats: list[Seat] = []
+        i = 2
+        points = False
+        while i < len(c) and type(c[i]) is tuple and len(c[i]) == 2 and type(c[i][0]) is Seat:
+            seats.append(c[i][0])
+            points = points or c[i][1]
+            i += 1
+        carried, carried_line = 0, 0
+        if i < len(c) and type(c[i]) is tuple:
+            carried_line, carried = c[i]
+            i += 1
+        body = tuple(c[i:])
+        end = body[-1].line if body else (carried_line or (seats[-1].line if seats else hand_line))
+        return Hand("", hand_line, end, hand_id, started, table, button, tuple(seats), body, carried,
+                    carried_line, points)
+
+    def hand_line(self, c: list[Token]) -> tuple[int, str, str]:
+        m = _HAND_RE.match(c[0])
+        assert m is not None
+        return self._line(c[0]), m.group(1), " ".join(m.group(2).split())
+
+    def table_line(self, c: list[Token]) -> tuple[str, int]:
+        m = _TABLE_RE.match(c[0])
+        assert m is not None
+        return m.group(1), int(m.group(2))
+
+    def seat_line(self, c: list[Token]) -> tuple[Seat, bool]:
+        m = _SEAT_RE.match(c[0])
+        assert m is not None
+        seat = Seat(self._line(c[0]), int(m.group(1)), m.group(2), int(m.group(3)), m.group(5) is not None)
+        return seat, m.group(4) != "in chips"
+
+    def carried_line(self, c: list[Token]) -> tuple[int, int]:
+        return self._line(c[0]), int(c[0].split(":", 1)[1])
+
+    def post(self, c: list[Token]) -> Post:
+        line, player, rest = self._named(c[0])
+        m = _POST_RE.match(rest)
+        assert m is not None
+        return Post(line, player, _POST_KIND[m.group(1)], int(m.group(2)), m.group(3) is not None)
+
+    def noplay(self, c: list[Token]) -> NoPlay:
+        line, player, rest = self._named(c[0])
+        return NoPlay(line, player, "waits" if rest.startswith("waits") else "sits-out")
+
+    def marker(self, c: list[Token]) -> Marker:
+        t = c[0].rstrip()
+        return Marker(self._line(c[0]), _MARKERS[t[4:-4]])
+
+    def deck(self, c: list[Token]) -> DeckLine:
+        return DeckLine(self._line(c[0]), split_cards(_BRACKETS.search(c[0]).group()))  # type: ignore[union-attr]
+
+    def dealt(self, c: list[Token]) -> Dealt:
+        m = _DEALT_RE.match(c[0])
+        assert m is not None
+        groups = tuple(split_cards(g) for g in _BRACKETS.findall(m.group(2)))
+        return Dealt(self._line(c[0]), m.group(1), groups)
+
+    def action(self, c: list[Token]) -> Action:
+        line, player, rest = self._named(c[0])
+        m = _ACT_RE.match(rest)
+        assert m is not None
+        verb, n, to, all_in, timed_out, took = m.groups()
+        kind = _VERBS[verb]
+        amount = int(n) if n else 0
+        return Action(line, player, kind, amount, int(to) if to else (amount if kind == "bet" else 0),
+                      all_in is not None, timed_out is not None, float(took) if took else None)
+
+    def parole(self, c: list[Token]) -> Parole:
+        line, player, rest = self._named(c[0])
+        took = _TOOK_RE.search(rest)
+        return Parole(line, player, _PAROLE[rest.split()[0]], float(took.group(1)) if took else None)
+
+    def discard(self, c: list[Token]) -> Discard:
+        line, player, rest = self._named(c[0])
+        m = _DISCARD_RE.match(rest)
+        assert m is not None
+        count, cards, took = m.groups()
+        return Discard(line, player, int(count), split_cards(cards) if cards else None,
+                       float(took) if took else None)
+
+    def stand_pat(self, c: list[Token]) -> StandPat:
+        line, player, rest = self._named(c[0])
+        took = _TOOK_RE.search(rest)
+        return StandPat(line, player, "(timed out)" in rest, float(took.group(1)) if took else None)
+
+    def reshuffle(self, c: list[Token]) -> Reshuffle:
+        return Reshuffle(self._line(c[0]), split_cards(_BRACKETS.search(c[0]).group()))  # type: ignore[union-attr]
+
+    def show(self, c: list[Token]) -> Show:
+        line, player, rest = self._named(c[0])
+        m = _SHOW_RE.match(rest)
+        assert m is not None
+        return Show(line, player, split_cards(m.group(1)), m.group(2))
+
+    def muck(self, c: list[Token]) -> Muck:
+        line, player, _ = self._named(c[0])
+        return Muck(line, player)
+
+    def collect(self, c: list[Token]) -> Collect:
+        line, player, rest = self._named(c[0])
+        m = _COLLECT_RE.match(rest)
+        assert m is not None
+        where = m.group(2)
+        if where == "pot":
+            pot = "pot"
+        elif where == "main pot":
+            pot = "main"
+        elif where == "pot (parole)":
+            pot = "parole"
+        else:
+            pot = "side-" + where.rsplit("-", 1)[1]
+        return Collect(line, player, int(m.group(1)), pot)
+
+    def uncalled(self, c: list[Token]) -> Uncalled:
+        m = _UNCALLED_RE.match(c[0])
+        assert m is not None
+        return Uncalled(self._line(c[0]), m.group(2), int(m.group(1)))
+
+    def event(self, c: list[Token]) -> Event:
+        line, player, rest = self._named(c[0])
+        return Event(line, player, _EVENTS[rest[3:]], "")
+
+    def said(self, c: list[Token]) -> Event:
+        line, player, rest = self._named(c[0])
+        return Event(line, player, "said", rest[rest.index('"') + 1:-1])
+
+    def score(self, c: list[Token]) -> Score:
+        line, player, rest = self._named(c[0])
+        return Score(line, player, int(rest.split()[1]))
+
+    def total(self, c: list[Token]) -> SummaryTotal:
+        nums = _INT.findall(c[0])
+        return SummaryTotal(self._line(c[0]), int(nums[0]), int(nums[1]))
+
+    # preamble and session end
+    def preamble(self, c: list[Any]) -> Preamble:
+        return Preamble(c[0].line, tuple(c))
+
+    def session_line(self, c: list[Token]) -> SessionLine:
+        return SessionLine(self._line(c[0]), c[0].split(":", 1)[1].strip())
+
+    def profile_line(self, c: list[Token]) -> ProfileLine:
+        return ProfileLine(self._line(c[0]), c[0].split(":", 1)[1].strip())
+
+    def option_line(self, c: list[Token]) -> OptionLine:
+        text = c[0].split(":", 1)[1]
+        name, _, value = text.partition("=")
+        return OptionLine(self._line(c[0]), name.strip(), value.strip())
+
+    def session_end(self, c: list[Any]) -> SessionEnd:
+        return SessionEnd(self._line(c[0]), tuple(c[1:]))
+
+    def standing(self, c: list[Token]) -> Standing:
+        m = _STANDING_RE.match(c[0])
+        assert m is not None
+        return Standing(self._line(c[0]), int(m.group(1)), m.group(2), int(m.group(3)))
+
+
+_HOUSE_BUILDER = HouseBuilder()
+
+# The lexer picks candidate terminals for a line from its first word (or, for a line that starts with a
+# player's name, from the word after the name) and matches only those: one regular expression per line instead
+# of an alternation of every terminal, which is what makes the parse fast.
+_BY_FIRST_WORD = {
+    "Hand": ("HAND_LINE",), "Table": ("TABLE_LINE",), "Seat": ("SEAT_LINE",), "Pot": ("CARRIED",),
+    "***": ("MARKER", "SESSION_END"), "Deck:": ("DECK",), "Dealt": ("DEALT",), "Dealer:": ("RESHUFFLES",),
+    "Uncalled": ("UNCALLED",), "Total": ("TOTAL",), "Session:": ("SESSION",), "Profile:": ("PROFILE",),
+    "Option:": ("OPTION",),
+}
+_AFTER_COLON = {
+    "posts": "POST", "waits": "NOPLAY", "sits": "NOPLAY", "folds": "ACT", "checks": "ACT", "calls": "ACT",
+    "bets": "ACT", "raises": "ACT", "offers": "PAROLE", "accepts": "PAROLE", "declines": "PAROLE",
+    "discards": "DISCARDS", "stands": "STANDS_PAT", "shows": "SHOWS", "mucks": "MUCKS", "is": "EVENT",
+}
+_AFTER_NAME = {"collected": "COLLECTED", "said,": "SAID", "scores": "SCORES"}
+
+
+def _candidates(line: str) -> tuple[str, ...]:
+    words = line.split(None, 2)
+    if not words:
+        return ()
+    first = words[0]
+    found = _BY_FIRST_WORD.get(first, ())
+    second = words[1] if len(words) > 1 else ""
+    if first.endswith(":"):
+        if first[:-1].isdigit():
+            return found + ("STANDING",)
+        named = _AFTER_COLON.get(second)
+    else:
+        named = _AFTER_NAME.get(second)
+    return found + (named,) if named else found
+
+
+class LineLexer(Lexer):
+    """One token per line; the terminal's pattern (from the grammar file) must match the whole line."""
+
+    __future_interface__ = 2
+
+    def __init__(self, conf: LexerConf) -> None:
+        flags = 0
+        self.patterns = {t.name: re.compile(t.pattern.to_regexp(), flags) for t in conf.terminals}
+
+    def lex(self, state: LexerState, parser_state: Any) -> Iterator[Token]:
+        text = state.text.text
+        patterns = self.patterns
+        pos = 0
+        line_no = 0
+        end = len(text)
+        while pos < end:
+            line_no += 1
+            nl = text.find("\n", pos)
+            if nl < 0:
+                nl = end
+            line = text[pos:nl]
+            for name in _candidates(line):
+                m = patterns[name].match(text, pos)
+                if m is not None and m.end() == nl + 1:
+                    yield Token(name, line, pos, line_no, 1)
+                    break
+            else:
+                raise UnexpectedCharacters(text, pos, line_no, 1, allowed=None)
+            pos = nl + 1
+
+
+@lru_cache(maxsize=None)
+def house_parser() -> Lark:
+    """The house-format LALR parser with its lexer and transformer built in (built once per process)."""
+    return Lark.open(str(data_dir("grammar") / "house.lark"), parser="lalr", lexer=LineLexer,
+                     start=["hand", "preamble", "session_end"], transformer=_HOUSE_BUILDER,
+                     maybe_placeholders=False)
+
+
+_START = {"house": "hand", "preamble": "preamble", "session_end": "session_end"}
+
+
+def _hand_id_guess(block: RawBlock) -> str | None:
+    first = block.lines[0] if block.lines else ""
+    if first.startswith("Hand #"):
+        return first[6:].split(" ", 1)[0] or None
+    m = re.match(r"\S+ (?:Game|Hand) #(\d+)", first)
+    return m.group(1) if m else None
+
+
+def parse_block(block: RawBlock) -> Block:
+    """A block of lines → ``Hand`` / ``Preamble`` / ``SessionEnd``, or a ``ParseFailure``."""
+    if block.kind == "site":
+        from audit.site import parse_site_block
+        return parse_site_block(block)
+    start = _START.get(block.kind)
+    if start is None:
+        return failure(block, 1, 1, "this is not the start of a hand (a hand begins with a 'Hand #' line)")
+    if block.too_long:
+        return failure(block, len(block.lines), 1,
+                       f"the hand is longer than {len(block.lines):,} lines; the rest was not read")
+    text = block.text()
+    parser = house_parser()
+    _HOUSE_BUILDER.numbers = block.numbers
+    try:
+        result = parser.parse(text, start=start)
+    except UnexpectedInput as exc:
+        return _failure_from(block, text, exc)
+    if type(result) is Hand:
+        return result._replace(file=block.file)
+    return result  # type: ignore[no-any-return]
+
+
+def failure(block: RawBlock, index: int, column: int, what: str) -> ParseFailure:
+    """A ``ParseFailure`` at the ``index``-th line of the block (1-based), with the line and a caret."""
+    index = max(1, min(index, len(block.lines) or 1))
+    text_line = block.lines[index - 1] if block.lines else ""
+    line_no = block.numbers[index - 1] if block.numbers else 0
+    caret = " " * (column - 1) + "^"
+    message = f"line {line_no}, column {column}: {what}\n    {text_line}\n    {caret}"
+    return ParseFailure(block.file, line_no, column, message, _hand_id_guess(block), block.first_line,
+                        block.end_line)
+
+
+def _failure_from(block: RawBlock, text: str, exc: UnexpectedInput) -> ParseFailure:
+    if isinstance(exc, UnexpectedEOF):
+        return failure(block, len(block.lines), len(block.lines[-1]) + 1 if block.lines else 1,
+                       "the hand ends in the middle of a line")
+    line = exc.line if isinstance(exc.line, int) and exc.line > 0 else len(block.lines)
+    column = exc.column if isinstance(exc.column, int) and exc.column > 0 else 1
+    if isinstance(exc, UnexpectedToken) and exc.token.type == "$END":
+        return failure(block, len(block.lines), len(block.lines[-1]) + 1,
+                       "the hand ends too early (its header or seat lines are incomplete)")
+    if isinstance(exc, UnexpectedCharacters):
+        src = block.lines[line - 1] if 0 < line <= len(block.lines) else ""
+        word = src[column - 1:].split(" ", 1)[0]
+        what = f"cannot read this line from {word!r} on"
+    elif isinstance(exc, UnexpectedToken):
+        what = f"did not expect {str(exc.token)!r} here"
+    else:  # pragma: no cover - Lark raises only the kinds above
+        what = "cannot read this line"
+    return failure(block, line, column, what)

@@ -1,0 +1,214 @@
+"""Decode a hand-history file and cut it into blocks (a hand, a preamble, a session end), streaming.
+
+The reader knows lines, not poker: it drops comments, strips trailing spaces and line ends, and remembers the
+file line of every line it keeps, so that a finding can point at the line in the file the user has open.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from audit.errors import InputError
+
+# A line longer than this is not a hand-history line: the file is rejected with a clear message rather than
+# read into memory (a crafted file of one 2 GB line would otherwise take it all).
+MAX_LINE_CHARS = 10_000
+# A hand longer than this many lines is cut off and reported as unreadable (a real hand has under 100).
+MAX_BLOCK_LINES = 2_000
+
+_HOUSE = "house"
+_SITE = "site"
+
+
+@dataclass(slots=True)
+class RawBlock:
+    """Lines of one block with their file line numbers. ``kind``: house, site, preamble, session_end, unknown."""
+
+    file: str
+    kind: str
+    lines: list[str] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)
+    too_long: bool = False
+
+    @property
+    def first_line(self) -> int:
+        return self.numbers[0] if self.numbers else 0
+
+    @property
+    def end_line(self) -> int:
+        return self.numbers[-1] if self.numbers else 0
+
+    def text(self) -> str:
+        """The block as one string, one line per kept line, each ending in a newline."""
+        return "\n".join(self.lines) + "\n"
+
+
+_SITE_OPENERS = ("PokerStars ", "Full Tilt Poker ", "FullTiltPoker ")
+
+
+def block_kind(first: str) -> str:
+    """What a block is, from its first line."""
+    if first.startswith("Hand #"):
+        return _HOUSE
+    if first.startswith(_SITE_OPENERS):
+        return _SITE
+    if first.startswith("*** SESSION END ***"):
+        return "session_end"
+    if first.startswith(("Session:", "Profile:", "Option:")):
+        return "preamble"
+    return "unknown"
+
+
+def _starts_block(line: str, current: str) -> bool:
+    """Whether ``line`` opens a new block even without a blank line before it."""
+    if line.startswith("Hand #") or line.startswith(_SITE_OPENERS) or line.startswith("*** SESSION END ***"):
+        return True
+    if current != "preamble" and line.startswith(("Session:", "Profile:")):
+        return True
+    return False
+
+
+def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
+    """Cut decoded lines (without line ends) into blocks, keeping file line numbers."""
+    block: RawBlock | None = None
+    in_summary = False
+    for number, raw in enumerate(lines, start=1):
+        line = raw.rstrip()
+        if not line:
+            if block is not None:
+                yield block
+                block = None
+            continue
+        stripped = line.lstrip()
+        if stripped.startswith("#"):
+            continue
+        if block is not None and _starts_block(stripped, block.kind):
+            yield block
+            block = None
+        if block is None:
+            block = RawBlock(file, block_kind(stripped))
+            in_summary = False
+        if block.kind == _HOUSE:
+            if in_summary and not stripped.startswith("Total pot"):
+                continue  # free summary lines (one per seat, as sites print them) are allowed and ignored
+            if stripped.startswith("*** SUMMARY ***"):
+                in_summary = True
+        if len(block.lines) >= MAX_BLOCK_LINES:
+            block.too_long = True
+            continue
+        block.lines.append(stripped if block.kind != _SITE else line.lstrip("\ufeff"))
+        block.numbers.append(number)
+    if block is not None:
+        yield block
+
+
+def _sniff_encoding(head: bytes, name: str) -> tuple[str, int]:
+    """The text encoding of a file from its first bytes, and how many BOM bytes to skip."""
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8", 3
+    if head.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16-le", 2
+    if head.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16-be", 2
+    if head and b"\x00" in head:
+        sample = head[:4096]
+        odd_zero = sample[1::2].count(0)
+        even_zero = sample[0::2].count(0)
+        if len(sample) >= 4 and (odd_zero > len(sample) // 4 or even_zero > len(sample) // 4):
+            raise InputError(
+                f"{name}: this looks like UTF-16 text without a byte-order mark; "
+                "save it again as UTF-8 (or UTF-16 with a BOM) and retry")
+        raise InputError(f"{name}: this is not a text file (it holds binary data)")
+    return "utf-8", 0
+
+
+def _checked_lines(stream: io.TextIOWrapper, name: str) -> Iterator[str]:
+    number = 0
+    try:
+        for line in stream:
+            number += 1
+            if len(line) > MAX_LINE_CHARS:
+                raise InputError(f"{name}:{number}: line is longer than {MAX_LINE_CHARS:,} characters; "
+                                 "this is not a hand history")
+            if "\x00" in line:
+                raise InputError(f"{name}:{number}: this is not a text file (it holds binary data)")
+            yield line
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name}:{number + 1}: the file is not valid {stream.encoding} text "
+                         f"({exc.reason}); save it as UTF-8 and retry") from None
+
+
+def iter_lines(binary: BinaryIO, name: str) -> Iterator[str]:
+    """Decode a binary stream into lines without line ends, streaming (memory does not grow with the file)."""
+    head = binary.read(4096)
+    encoding, skip = _sniff_encoding(head, name)
+    rest = io.BufferedReader(_Prefixed(head[skip:], binary))  # type: ignore[arg-type]
+    stream = io.TextIOWrapper(rest, encoding=encoding, errors="strict", newline=None)
+    stream._CHUNK_SIZE = 1 << 16  # type: ignore[attr-defined]
+    for line in _checked_lines(stream, name):
+        yield line.rstrip("\n")
+
+
+class _Prefixed(io.RawIOBase):
+    """A raw stream that first returns ``prefix`` then the rest of ``stream``."""
+
+    def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
+        self._prefix = prefix
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = self._stream.read(len(buffer))
+        n = len(data)
+        buffer[:n] = data
+        return n
+
+
+def read_blocks(path: str | os.PathLike[str], display: str | None = None) -> Iterator[RawBlock]:
+    """Blocks of one file (``-`` for standard input), streaming."""
+    name = display or str(path)
+    if str(path) == "-":
+        import sys
+        yield from split_blocks(iter_lines(sys.stdin.buffer, "<stdin>"), "<stdin>")
+        return
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
+    with handle:
+        yield from split_blocks(iter_lines(handle, name), name)
+
+
+def read_text_blocks(text: str, file: str = "<text>") -> Iterator[RawBlock]:
+    """Blocks of a string already decoded (tests, notebooks)."""
+    return split_blocks(text.lstrip("\ufeff").splitlines(), file)
+
+
+def expand_paths(paths: Iterable[str]) -> list[str]:
+    """Files named on the command line: a folder means every ``*.txt`` in it, recursively, in name order."""
+    out: list[str] = []
+    for p in paths:
+        if p == "-":
+            out.append(p)
+            continue
+        path = Path(p)
+        if path.is_dir():
+            out.extend(str(f) for f in sorted(path.rglob("*.txt")) if f.is_file())
+        elif path.exists():
+            out.append(str(path))
+        else:
+            raise InputError(f"{p}: no such file or folder")
+    return out
