@@ -1,0 +1,5 @@
+"""``python -m audit``."""
+
+from audit.cli import main
+
+main()

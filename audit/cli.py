@@ -1,0 +1,85 @@
+"""The ``audit`` command: thin click commands over the library (imports of heavy modules stay inside them)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from audit.errors import AuditError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_FOUND = 1
+EXIT_CANNOT_RUN = 2
+
+
+class AuditGroup(click.Group):
+    """Turns library errors into clear messages with exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except AuditError as exc:
+            click.echo(f"audit: {exc}", err=True)
+            ctx.exit(EXIT_CANNOT_RUN)
+
+
+@click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="audit")
+def main() -> None:
+    """Audit five-card draw hand histories against the rules the table agreed on."""
+
+
+def profile_option(f: F) -> F:
+    return click.option("--profile", "profile_name", default=None, metavar="NAME",
+                        help="Rule profile for files without a 'Profile:' line (home-open, qdan, stripped32, "
+                             "site). A file's own line wins.")(f)
+
+
+def option_option(f: F) -> F:
+    return click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+                        help="Override one profile parameter, as an 'Option:' line would.")(f)
+
+
+def _profile(name: str | None, options: tuple[str, ...]) -> Any:
+    from audit.errors import ProfileError
+    from audit.profile import load_profile
+    prof = load_profile(name or "home-open")
+    pairs = []
+    for o in options:
+        key, sep, value = o.partition("=")
+        if not sep:
+            raise ProfileError(f"--option {o!r}: write it as NAME=VALUE")
+        pairs.append((key.strip(), value.strip()))
+    return prof.with_options(pairs)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@profile_option
+@option_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text for people; json for one JSON object per finding (JSON Lines).")
+@click.option("--fail-on", type=click.Choice(["violation", "warning", "never"]), default="violation",
+              show_default=True, help="Exit with status 1 when a finding of this severity or worse is found.")
+def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, ...], fmt: str,
+          fail_on: str) -> None:
+    """Replay every hand in PATHS and report every rule broken (nothing is written)."""
+    from audit.check import check_paths
+    profile = _profile(profile_name, options)
+    worst = check_paths(list(paths), profile, fmt, sys.stdout)
+    from audit.rules import SEVERITY_RANK
+    if fail_on != "never" and worst >= SEVERITY_RANK[fail_on]:
+        sys.exit(EXIT_FOUND)
+
+
+def _dump(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

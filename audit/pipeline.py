@@ -1,0 +1,125 @@
+"""The whole audit of a file: read → parse → replay → session checks, streaming one hand at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from audit.errors import ProfileError
+from audit.findings import Finding, make_finding, parse_finding
+from audit.model import Hand, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
+from audit.parse import parse_block
+from audit.profile import Profile, load_profile
+from audit.read import RawBlock, read_blocks
+from audit.replay import HandResult, replay
+from audit.rules import Rule
+from audit.session import SessionTracker
+
+UNSUPPORTED_GAMES_OK = ("5 Card Draw",)
+
+
+@dataclass
+class Audited:
+    """One block's outcome: a replayed hand (``result``), or findings only (a parse error, standings)."""
+
+    findings: list[Finding]
+    result: HandResult | None = None
+    failure: ParseFailure | None = None
+    block: RawBlock | None = None
+    session: str | None = None
+    profile: str | None = None
+
+
+@dataclass
+class FileContext:
+    """What the preamble lines have said so far."""
+
+    default_profile: Profile
+    profile: Profile
+    session: SessionTracker | None = None
+    options: list[tuple[str, str]] = field(default_factory=list)
+
+
+def audit_file(path: str, profile: Profile | None = None, steps: bool = False,
+               display: str | None = None) -> Iterator[Audited]:
+    """Audit every hand of one file, in file order (``profile``: for files without a ``Profile:`` line)."""
+    yield from audit_blocks(read_blocks(path, display), profile, steps)
+
+
+def audit_blocks(blocks: Iterator[RawBlock], profile: Profile | None = None,
+                 steps: bool = False) -> Iterator[Audited]:
+    """Audit blocks already cut from a file."""
+    default = profile or load_profile("home-open")
+    ctx = FileContext(default, default)
+    file = ""
+    for block in blocks:
+        file = block.file
+        parsed = parse_block(block)
+        kind = type(parsed)
+        if kind is Hand:
+            yield _audit_hand(parsed, ctx, steps)  # type: ignore[arg-type]
+        elif kind is ParseFailure:
+            sess = ctx.session.name if ctx.session else None
+            yield Audited([parse_finding(parsed, sess)], failure=parsed, block=block,  # type: ignore[arg-type]
+                          session=sess, profile=ctx.profile.name)
+        elif kind is Preamble:
+            yield from _apply_preamble(parsed, ctx, file)  # type: ignore[arg-type]
+        elif kind is SessionEnd:
+            tracker = ctx.session
+            if tracker is None:
+                yield Audited([])
+                continue
+            yield Audited(tracker.end(parsed), session=tracker.name)  # type: ignore[arg-type]
+            tracker.ended = True
+    del file
+
+
+def _apply_preamble(pre: Preamble, ctx: FileContext, file: str) -> Iterator[Audited]:
+    findings: list[Finding] = []
+    new_session: str | None = None
+    profile = ctx.profile
+    options: list[tuple[str, str]] = []
+    for item in pre.items:
+        if type(item) is SessionLine:
+            new_session = item.name
+            profile = ctx.default_profile
+        elif type(item) is ProfileLine:
+            try:
+                profile = load_profile(item.name)
+            except ProfileError as exc:
+                raise ProfileError(f"{file}:{item.line}: {exc}") from None
+        elif type(item) is OptionLine:
+            options.append((item.name, item.value))
+            try:
+                profile = profile.with_options([(item.name, item.value)])
+            except ProfileError as exc:
+                raise ProfileError(f"{file}:{item.line}: {exc}") from None
+    ctx.profile = profile
+    if new_session is not None:
+        ctx.session = SessionTracker(new_session, profile, file)
+    elif ctx.session is not None:
+        ctx.session.profile = profile
+    if findings:
+        yield Audited(findings)
+
+
+def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
+    tracker = ctx.session
+    session = tracker.name if tracker else None
+    profile = ctx.profile
+    if hand.dialect == "site":
+        profile = load_profile("site")
+    game = hand.game
+    if game is not None and game.name not in UNSUPPORTED_GAMES_OK:
+        f = make_finding(Rule.UNSUPPORTED_GAME, hand.file, hand.hand_id, hand.line,
+                         f"This hand is {game.name}; the audit covers five-card draw only, so it was not checked.",
+                         actual=game.name, session=session)
+        return Audited([f], session=session, profile=profile.name)
+    result = replay(hand, profile, session, steps)
+    findings = list(result.findings)
+    if tracker is not None:
+        findings.extend(tracker.feed(result))
+        tracker.after_hand(findings, result)
+    findings.sort(key=lambda f: f.line)
+    result.findings = findings
+    return Audited(findings, result=result, session=session, profile=profile.name)

@@ -1,0 +1,90 @@
+"""Pots from contributions: uncalled bets, side pots by contribution level, and splitting with odd chips.
+
+Pure functions on ``player → chips`` maps, shared by the replay engine, ``explain`` and the simulator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+
+class Pot(NamedTuple):
+    """A pot as built: ``name`` is ``pot`` when there is only one, else ``main``, ``side-1``, ``side-2`` …"""
+
+    name: str
+    amount: int
+    eligible: tuple[str, ...]  # in seat order
+
+
+def uncalled(bets: Mapping[str, int]) -> tuple[str | None, int]:
+    """The bet nobody matched: (the player, the excess over the next largest contribution), or (None, 0)."""
+    top: str | None = None
+    first = second = 0
+    for player, amount in bets.items():
+        if amount > first:
+            top, first, second = player, amount, first
+        elif amount > second:
+            second = amount
+    if top is None or first <= second:
+        return None, 0
+    return top, first - second
+
+
+def build_pots(contributions: Mapping[str, int], live: Iterable[str], seat_order: Sequence[str],
+               dead: int = 0) -> list[Pot]:
+    """Main and side pots by contribution level (TDA 21).
+
+    ``live``: players still in the hand (not folded); only they are eligible. Folded chips stay in the levels
+    they reached. ``dead``: chips that belong to no player's level (a carried pot, dead blinds): main pot.
+    Chips above the last live level (possible only in a log that is wrong) go to the last pot.
+    """
+    live_set = set(live)
+    levels = sorted({contributions.get(p, 0) for p in live_set if contributions.get(p, 0) > 0})
+    if not levels:
+        total = sum(contributions.values()) + dead
+        eligible = tuple(p for p in seat_order if p in live_set)
+        return [Pot("pot", total, eligible)] if total or eligible else []
+    pots: list[Pot] = []
+    previous = 0
+    for level in levels:
+        amount = 0
+        for amount_in in contributions.values():
+            if amount_in > previous:
+                amount += min(amount_in, level) - previous
+        eligible = tuple(p for p in seat_order if p in live_set and contributions.get(p, 0) >= level)
+        if pots and eligible == pots[-1].eligible:
+            last = pots[-1]
+            pots[-1] = last._replace(amount=last.amount + amount)
+        else:
+            pots.append(Pot("", amount, eligible))
+        previous = level
+    above = sum(max(0, a - previous) for a in contributions.values())
+    if above:
+        pots[-1] = pots[-1]._replace(amount=pots[-1].amount + above)
+    if dead:
+        pots[0] = pots[0]._replace(amount=pots[0].amount + dead)
+    if len(pots) == 1:
+        return [pots[0]._replace(name="pot")]
+    return [p._replace(name="main" if i == 0 else f"side-{i}") for i, p in enumerate(pots)]
+
+
+def odd_chip_order(seat_order: Sequence[str], button_index: int) -> list[str]:
+    """Players clockwise starting left of the button (``button_index`` in ``seat_order``, or -1)."""
+    n = len(seat_order)
+    if n == 0:
+        return []
+    start = (button_index + 1) % n
+    return [seat_order[(start + i) % n] for i in range(n)]
+
+
+def split(amount: int, winners: Sequence[str], order: Sequence[str]) -> dict[str, int]:
+    """Share ``amount`` among tied ``winners``; odd chips one each, in ``order`` (left of the button first)."""
+    if not winners:
+        return {}
+    share, odd = divmod(amount, len(winners))
+    awards = {w: share for w in winners}
+    ranked = [p for p in order if p in awards] + [w for w in winners if w not in order]
+    for i in range(odd):
+        awards[ranked[i % len(ranked)]] += 1
+    return awards

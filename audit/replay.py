@@ -1,0 +1,1435 @@
+"""Replay one hand under a profile: apply what the log says happened, judge every step, settle the pots.
+
+Three layers, as in the style guide: what is legal now (``BettingRound`` queries: ``to_call``, ``min_raise_to``,
+``max_raise_to``, ``may_raise``), what happened (``apply_*``, which never refuse), and the judgement (checks that
+append findings). The engine reads profile parameters only; it never asks which profile is in force.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from audit.cards import make_deck, ranking_for
+from audit.findings import Finding, make_finding
+from audit.model import (
+    Action, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, Parole, Post, Reshuffle, Score,
+    Show, StandPat, SummaryTotal, Uncalled,
+)
+from audit.pots import Pot, build_pots, odd_chip_order, split, uncalled
+from audit.profile import Profile
+from audit.rules import Rule
+
+STREET_NAMES = {"pre": "forced bets", "deal": "dealing", "first": "first betting round", "draw": "draw",
+                "second": "second betting round", "showdown": "show down", "summary": "summary"}
+
+
+class PotResult(dict[str, Any]):
+    """A pot as built and settled: ``name``, ``amount``, ``eligible``, ``winners``, ``awards`` (player → chips),
+    and ``collected`` (player → chips, from the log)."""
+
+
+@dataclass
+class HandResult:
+    """Everything the replay learnt about one hand."""
+
+    hand: Hand
+    profile: str
+    session: str | None
+    findings: list[Finding]
+    pots: list[PotResult]
+    should_receive: dict[str, int]  # pots won + uncalled bets due back
+    received: dict[str, int]  # from the log: collected + returned
+    contributions: dict[str, int]  # chips each player put in (antes, blinds, bets), before any return
+    start_stacks: dict[str, int]
+    end_stacks: dict[str, int]  # what the log implies each player holds after the hand
+    dealt_in: list[str]
+    redeal: bool = False
+    pot_total: int = 0
+    rake: int = 0
+    steps: list[dict[str, Any]] | None = None
+    points: dict[str, int] = field(default_factory=dict)
+
+
+class BettingRound:
+    """The state of one betting round and what is legal in it."""
+
+    __slots__ = ("bets", "current", "full", "acted", "pending", "last_aggressor", "opener", "raises",
+                 "any_bet", "first_actor", "all_in_short")
+
+    def __init__(self, bets: dict[str, int], current: int, full: int) -> None:
+        self.bets = bets  # chips each player has in this round
+        self.current = current  # the bet to match
+        self.full = full  # the last full increment (starts at the min bet)
+        self.acted: set[str] = set()
+        self.pending: set[str] = set()
+        self.last_aggressor: str | None = None
+        self.opener: str | None = None
+        self.raises = 0  # bets and raises made (fixed-limit cap)
+        self.any_bet = current > 0
+        self.first_actor: str | None = None
+
+    def to_call(self, player: str) -> int:
+        """Chips the player must add to call."""
+        return max(0, self.current - self.bets.get(player, 0))
+
+    def min_raise_to(self) -> int:
+        """The smallest legal raise-to (or opening bet) that is not all-in."""
+        return self.current + self.full if self.current else self.full
+
+    def may_raise(self, player: str) -> bool:
+        """Whether the betting is open for ``player``: he has not acted, or faces a full increment since."""
+        if player not in self.acted:
+            return True
+        return self.current - self.bets.get(player, 0) >= self.full
+
+
+class Replay:
+    """One hand being replayed. Build it, call ``run()``, read ``result``."""
+
+    def __init__(self, hand: Hand, profile: Profile, session: str | None = None, steps: bool = False) -> None:
+        self.hand = hand
+        self.profile = profile
+        self.session = session
+        self.findings: list[Finding] = []
+        self.want_steps = steps
+        self.steps: list[dict[str, Any]] | None = [] if steps else None
+        seats = sorted(hand.seats, key=lambda s: s.seat)
+        self.seat_of = {s.player: s.seat for s in seats}
+        self.start = {s.player: s.chips for s in seats}
+        self.stack = dict(self.start)
+        not_playing = {i.player for i in hand.body if type(i) is NoPlay}
+        self.order = [s.player for s in seats if not s.sitting_out and s.player not in not_playing]
+        self.sitting_out = {s.player for s in seats if s.sitting_out} | not_playing
+        self.button_index = self._button_index(seats)
+        self.in_hand = set(self.order)
+        self.folded: set[str] = set()
+        self.all_in: set[str] = set()
+        self.contrib = {p: 0 for p in self.order}
+        self.dead = hand.carried
+        self.street = "pre"
+        self.round: BettingRound | None = None
+        self.rounds: dict[str, BettingRound] = {}
+        self.cards: dict[str, tuple[str, ...]] = {}
+        self.known_cards = hand.dialect == "house"
+        self.ranking = ranking_for(profile.ranking, profile.suit_tiebreak, profile.joker)
+        self.deck_cards = set(make_deck(profile.deck_size, profile.joker))
+        self.deck_order: list[str] | None = None
+        self.stub: list[str] | None = None  # remaining stub in order (when a Deck line or a reshuffle says)
+        self.used: set[str] = set()  # cards dealt or drawn so far (out of the stub)
+        self.discarded: dict[str, list[str]] = {}  # each player's discards so far
+        self.back_in_stub: set[str] = set()  # discards a reshuffle let back
+        self.drawn: list[str] = []
+        self.draw_pending: dict[str, Discard] = {}
+        self.drew: set[str] = set()
+        self.returned_log: dict[str, int] = {}
+        self.returned_due: dict[str, int] = {}
+        self.collected: list[Collect] = []
+        self.shown: dict[str, Show] = {}
+        self.show_order: list[str] = []
+        self.mucked: set[str] = set()
+        self.scores: dict[str, int] = {}
+        self.summary: SummaryTotal | None = None
+        self.redeal_line = 0
+        self.won_by_fold: str | None = None
+        self.parole_state: str | None = None  # None, "offered", "accepted", "declined"
+        self.parole_offerer: str | None = None
+        self.parole_answers: list[str] = []
+        self.min_bet = self._min_bet()
+        self.big_blind_posted = 0
+        self.posted: dict[str, list[Post]] = {}
+        self.last_line = hand.line
+
+    # ------------------------------------------------------------------ helpers
+    def _button_index(self, seats: list[Any]) -> int:
+        """Index in ``self.order`` of the button, or of the last dealt-in seat before it (dead button)."""
+        best = -1
+        for i, p in enumerate(self.order):
+            if self.seat_of[p] <= self.hand.button:
+                best = i
+        return best if best >= 0 else len(self.order) - 1
+
+    def _min_bet(self) -> int:
+        prof = self.profile
+        if prof.min_bet_rule in ("int", "2xante"):
+            return prof.min_bet_value
+        if prof.min_bet_rule == "big-blind" and self.hand.game is not None:
+            return self.hand.game.big
+        blinds = sorted((i.amount for i in self.hand.body if type(i) is Post and i.kind in ("big", "over")),
+                        reverse=True)
+        return blinds[0] if blinds else 1
+
+    def add(self, rule: Rule, line: int, message: str, *, player: str | None = None, expected: object = None,
+            actual: object = None, street: str | None = None) -> None:
+        """Record a finding."""
+        self.findings.append(make_finding(
+            rule, self.hand.file, self.hand.hand_id, line, message, player=player,
+            street=STREET_NAMES.get(street or self.street, street or self.street), expected=expected,
+            actual=actual, session=self.session))
+
+    def clockwise_from(self, index: int) -> list[str]:
+        """Dealt-in players clockwise starting at ``order[index]``."""
+        n = len(self.order)
+        return [self.order[(index + i) % n] for i in range(n)] if n else []
+
+    def left_of_button(self) -> list[str]:
+        return self.clockwise_from(self.button_index + 1)
+
+    def active(self) -> list[str]:
+        """Players still in the hand, seat order."""
+        return [p for p in self.order if p not in self.folded]
+
+    def can_act(self, p: str) -> bool:
+        return p in self.in_hand and p not in self.folded and p not in self.all_in
+
+    def pot_now(self) -> int:
+        return sum(self.contrib.values()) + self.dead - sum(self.returned_log.values())
+
+    def put_in(self, player: str, amount: int, line: int, all_in_flag: bool, what: str) -> None:
+        """Move chips from a stack to the pot (never refused); judge the stack and the all-in flag."""
+        if player not in self.stack:
+            return
+        before = self.stack[player]
+        if amount > before:
+            self.add(Rule.BET_OVER_STACK, line,
+                     f"{player} put in {amount} ({what}) but had only {before} chips left; there are no loans.",
+                     player=player, expected=f"at most {before}", actual=amount)
+        self.stack[player] = before - amount
+        self.contrib[player] = self.contrib.get(player, 0) + amount
+        left = self.stack[player]
+        if all_in_flag and left > 0:
+            self.add(Rule.ALL_IN_FLAG, line, f"{player} is marked all-in but still has {left} chips.",
+                     player=player, expected="not all-in", actual="and is all-in")
+        elif not all_in_flag and left == 0 and amount > 0:
+            self.add(Rule.ALL_IN_FLAG, line, f"{player} has no chips left but the line does not say all-in.",
+                     player=player, expected="and is all-in", actual="no all-in mark")
+        if left <= 0 or all_in_flag:
+            self.all_in.add(player)
+
+    def record(self, line: int, text: str, **legal: Any) -> None:
+        """A step for ``explain``: the stacks and pot after it, and what was legal before it."""
+        if self.steps is None:
+            return
+        self.steps.append({"line": line, "street": STREET_NAMES.get(self.street, self.street), "text": text,
+                           "stacks": dict(self.stack), "pot": self.pot_now(), "legal": legal or None,
+                           "findings": []})
+
+    # ------------------------------------------------------------------ the walk
+    def run(self) -> HandResult:
+        hand = self.hand
+        self.check_seats()
+        handlers: dict[type, Callable[[Any], None]] = {
+            Post: self.on_post, NoPlay: self.on_noplay, Marker: self.on_marker, DeckLine: self.on_deck,
+            Dealt: self.on_dealt, Action: self.on_action, Parole: self.on_parole, Discard: self.on_discard,
+            StandPat: self.on_stand_pat, Reshuffle: self.on_reshuffle, Show: self.on_show, Muck: self.on_muck,
+            Collect: self.on_collect, Uncalled: self.on_uncalled, Event: self.on_event, Score: self.on_score,
+            SummaryTotal: self.on_summary,
+        }
+        for item in hand.body:
+            player = getattr(item, "player", None)
+            if player is not None and player not in self.seat_of and type(item) is not Event:
+                self.add(Rule.UNKNOWN_PLAYER, item.line, f"{player} has no seat at this table.", player=player)
+                continue
+            before = len(self.findings)
+            handlers[type(item)](item)
+            self.last_line = item.line
+            if self.steps is not None and len(self.findings) > before:
+                if not self.steps or self.steps[-1]["line"] != item.line:
+                    self.record(item.line, _describe_item(item))
+                self.steps[-1]["findings"].extend(f.as_dict() for f in self.findings[before:])
+        return self.finish()
+
+    # ------------------------------------------------------------------ seats, forced bets, dealing
+    def check_seats(self) -> None:
+        n = len(self.order)
+        prof = self.profile
+        if not (prof.min_players <= n <= prof.max_players):
+            self.add(Rule.SEAT_COUNT, self.hand.line,
+                     f"{n} players were dealt in; this game is for {prof.min_players} to {prof.max_players}.",
+                     expected=f"{prof.min_players}-{prof.max_players}", actual=n, street="pre")
+
+    def on_post(self, post: Post) -> None:
+        p = post.player
+        if p in self.sitting_out or p not in self.in_hand:
+            rule = Rule.ANTE_WRONG if post.kind == "ante" else Rule.BLIND_WRONG
+            self.add(rule, post.line, f"{p} posted but is not dealt in this hand.", player=p)
+        if self.street not in ("pre",):
+            self.add(Rule.ACTION_NOT_ALLOWED, post.line, f"{p} posted after the cards were dealt.", player=p)
+        self.posted.setdefault(p, []).append(post)
+        self.put_in(p, post.amount, post.line, post.all_in, f"the {post.kind}")
+        if post.kind in ("small", "big", "over", "live", "both"):
+            live = post.amount if post.kind != "both" else post.amount
+            self.pre_bets[p] = self.pre_bets.get(p, 0) + live
+        elif post.kind == "dead":
+            pass
+        self.record(post.line, _describe_item(post))
+
+    pre_bets: dict[str, int]
+
+    def on_noplay(self, item: NoPlay) -> None:
+        self.record(item.line, _describe_item(item))
+
+    def check_forced_bets(self, line: int) -> None:
+        """At the deal: antes and blinds as the profile requires."""
+        prof = self.profile
+        if prof.points_mode or self.hand.points_mode:
+            return
+        ante = prof.ante
+        if ante:
+            for p in self.order:
+                posts = [x for x in self.posted.get(p, []) if x.kind == "ante"]
+                total = sum(x.amount for x in posts)
+                short_all_in = bool(posts) and posts[-1].all_in and total < ante
+                if total != ante and not short_all_in:
+                    if not posts:
+                        msg = f"{p} did not post the ante of {ante}."
+                    else:
+                        msg = f"{p} posted an ante of {total}; the ante is {ante}."
+                    self.add(Rule.ANTE_WRONG, posts[0].line if posts else line, msg, player=p, expected=ante,
+                             actual=total, street="pre")
+        elif ante == 0:
+            for p, posts in self.posted.items():
+                for x in posts:
+                    if x.kind == "ante":
+                        self.add(Rule.ANTE_WRONG, x.line, f"{p} posted an ante but this game has none.",
+                                 player=p, expected=0, actual=x.amount, street="pre")
+        if prof.blinds == "none":
+            for p, posts in self.posted.items():
+                for x in posts:
+                    if x.kind != "ante":
+                        self.add(Rule.BLIND_WRONG, x.line, f"{p} posted a blind but this game has no blinds.",
+                                 player=p, expected="no blind", actual=x.amount, street="pre")
+
+    def on_marker(self, m: Marker) -> None:
+        street = m.street
+        if street == "deal":
+            self.check_forced_bets(m.line)
+            self.street = "deal"
+        elif street in ("first", "second"):
+            self.close_round(m.line)
+            if street == "second" and self.street in ("first", "deal"):
+                self.end_draw_phase(m.line)
+            self.open_round(street, m.line)
+        elif street == "draw":
+            self.close_round(m.line)
+            self.street = "draw"
+        elif street == "showdown":
+            self.close_round(m.line)
+            self.street = "showdown"
+        elif street == "summary":
+            self.close_round(m.line)
+            self.street = "summary"
+        elif street == "redeal":
+            self.close_round(m.line)
+            self.redeal_line = m.line
+            self.street = "summary"
+        self.record(m.line, _describe_item(m))
+
+    def on_deck(self, d: DeckLine) -> None:
+        self.check_card_list(d.cards, d.line, "the deck")
+        self.deck_order = list(d.cards)
+        n = len(self.order)
+        self.record(d.line, "Deck")
+
+    def check_card_list(self, cards: tuple[str, ...], line: int, what: str, player: str | None = None) -> bool:
+        ok = True
+        seen: set[str] = set()
+        for c in cards:
+            if c not in self.deck_cards:
+                self.add(Rule.CARD_NOT_IN_DECK, line, f"{c} in {what} is not a card of this deck.",
+                         player=player, actual=c)
+                ok = False
+            if c in seen:
+                self.add(Rule.CARD_DUPLICATE, line, f"{c} appears twice in {what}.", player=player, actual=c)
+                ok = False
+            seen.add(c)
+        return ok
+
+    def on_dealt(self, d: Dealt) -> None:
+        p = d.player
+        if self.street in ("pre", "deal") and p not in self.cards:
+            self.deal_to(d)
+        elif self.street in ("draw", "first", "deal", "second") and p in self.draw_pending:
+            self.draw_received(d)
+        else:
+            self.add(Rule.DRAW_ORDER, d.line, f"{p} received cards without discarding first.", player=p)
+        self.record(d.line, _describe_item(d))
+
+    def deal_to(self, d: Dealt) -> None:
+        p = d.player
+        if self.street == "pre":
+            self.check_forced_bets(d.line)
+            self.street = "deal"
+        cards = tuple(c for g in d.groups for c in g)
+        if p in self.sitting_out:
+            self.add(Rule.DEAL_COUNT, d.line, f"{p} was dealt cards while sitting out.", player=p)
+        if len(cards) != 5:
+            self.add(Rule.DEAL_COUNT, d.line, f"{p} was dealt {len(cards)} cards instead of 5.", player=p,
+                     expected=5, actual=len(cards))
+        self.check_card_list(cards, d.line, f"{p}'s hand", p)
+        for c in cards:
+            if c in self.used:
+                holder = next((q for q, cs in self.cards.items() if c in cs), None)
+                self.add(Rule.CARD_DUPLICATE, d.line,
+                         f"{c} was dealt to {p} but {holder or 'another player'} already holds it.", player=p,
+                         actual=c)
+        self.used.update(cards)
+        self.cards[p] = cards
+
+    def check_deal_order(self, line: int) -> None:
+        """With a ``Deck:`` line: the cards dealt one at a time clockwise from the dealer's left."""
+        deck = self.deck_order
+        if deck is None:
+            return
+        seats = [p for p in self.left_of_button() if p in self.cards]
+        n = len(seats)
+        for i, p in enumerate(seats):
+            expected = [deck[i + k * n] for k in range(5) if i + k * n < len(deck)]
+            if sorted(expected) != sorted(self.cards[p]):
+                self.add(Rule.DEAL_ORDER, line,
+                         f"{p} should have been dealt {' '.join(expected)} from the top of the deck.",
+                         player=p, expected=" ".join(expected), actual=" ".join(self.cards[p]), street="deal")
+        self.stub = list(deck[5 * n:])
+
+    # ------------------------------------------------------------------ betting
+    def open_round(self, street: str, line: int) -> None:
+        if street == "first" and self.street in ("pre", "deal"):
+            if self.street == "pre":
+                self.check_forced_bets(line)
+            self.check_deal_order(line)
+        self.street = street
+        bets: dict[str, int] = {}
+        current = 0
+        if street == "first":
+            bets = dict(self.pre_bets)
+            current = max(bets.values(), default=0)
+        rnd = BettingRound(bets, current, self.round_min_bet(street))
+        self.round = rnd
+        self.rounds[street] = rnd
+        rnd.pending = {p for p in self.order if self.can_act(p)}
+        if len(rnd.pending) <= 1 and all(rnd.to_call(p) == 0 for p in rnd.pending) and street == "second":
+            rnd.pending = set()
+        if len([p for p in self.active() if p not in self.all_in]) <= 1 and all(
+                rnd.to_call(p) == 0 for p in rnd.pending):
+            rnd.pending = set()
+        self.next_to_act = self.round_start(street)
+
+    def round_min_bet(self, street: str) -> int:
+        if self.profile.betting == "fixed-limit" or (self.profile.betting == "log" and self.hand.game is not None
+                                                     and self.hand.game.betting == "fixed-limit"):
+            return self.fixed_bet_size(street)
+        return self.min_bet
+
+    def fixed_bet_size(self, street: str) -> int:
+        game = self.hand.game
+        if game is not None and self.profile.bet_sizes == "big-blind":
+            return game.small if street == "first" else game.big
+        return self.min_bet if street == "first" else 2 * self.min_bet
+
+    def betting(self) -> str:
+        if self.profile.betting == "log":
+            return self.hand.game.betting if self.hand.game is not None else "no-limit"
+        return self.profile.betting
+
+    def round_start(self, street: str) -> str | None:
+        """Who acts first in the round, per the profile."""
+        prof = self.profile
+        rule = prof.first_round_starts if street == "first" else prof.second_round_starts
+        if rule == "left-of-last-blind":
+            blinds = [p for p in self.order if any(x.kind in ("small", "big", "over", "both")
+                                                   for x in self.posted.get(p, []))]
+            if blinds:
+                # the last blind clockwise from the button
+                ring = self.left_of_button()
+                last = max(blinds, key=lambda q: ring.index(q))
+                start = self.order.index(last) + 1
+            else:
+                start = self.button_index + 1
+        elif rule == "opener":
+            first = self.rounds.get("first")
+            opener = first.opener if first is not None else None
+            start = self.order.index(opener) if opener in self.order else self.button_index + 1
+        else:
+            start = self.button_index + 1
+        for p in self.clockwise_from(start):
+            if self.can_act(p):
+                return p
+        return None
+
+    def expected_actor(self, after: str | None) -> str | None:
+        rnd = self.round
+        if rnd is None or not rnd.pending:
+            return None
+        if after is None:
+            return self.next_to_act if self.next_to_act in rnd.pending else None
+        idx = self.order.index(after)
+        for p in self.clockwise_from(idx + 1):
+            if p in rnd.pending:
+                return p
+        return None
+
+    def on_action(self, a: Action) -> None:
+        p = a.player
+        if self.street in ("pre", "deal"):
+            self.open_round("first", a.line)
+        elif self.street == "draw" and self.round is None or self.street == "draw":
+            self.end_draw_phase(a.line)
+            self.open_round("second", a.line)
+        rnd = self.round
+        if rnd is None or self.street not in ("first", "second"):
+            self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} acted ({a.kind}) when there was no betting round.",
+                     player=p)
+            return
+        legal = {"to_call": rnd.to_call(p), "min_raise_to": rnd.min_raise_to(),
+                 "max_raise_to": self.max_raise_to(p), "may_raise": rnd.may_raise(p)}
+        self.judge_turn(a)
+        self.check_time(a)
+        if self.parole_state == "offered" and a.kind != "fold":
+            self.parole_state = "declined"
+        kind = a.kind
+        if kind == "fold":
+            self.folded.add(p)
+            rnd.pending.discard(p)
+            rnd.acted.add(p)
+        elif kind == "check":
+            if rnd.to_call(p) > 0:
+                self.add(Rule.ACTION_NOT_ALLOWED, a.line,
+                         f"{p} checked while facing a bet of {rnd.current}; he had to call {rnd.to_call(p)}, "
+                         "raise or fold.", player=p, expected=f"call {rnd.to_call(p)}", actual="check")
+            rnd.pending.discard(p)
+            rnd.acted.add(p)
+        elif kind == "call":
+            self.apply_call(a, rnd)
+        elif kind == "bet":
+            self.apply_bet(a, rnd)
+        else:
+            self.apply_raise(a, rnd)
+        if rnd.first_actor is None:
+            rnd.first_actor = p
+        self.last_actor = p
+        self.record(a.line, _describe_item(a), **legal)
+        self.after_action(a.line)
+
+    last_actor: str | None = None
+    next_to_act: str | None = None
+
+    def judge_turn(self, a: Action) -> None:
+        p = a.player
+        rnd = self.round
+        assert rnd is not None
+        if p in self.folded:
+            self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} acted after folding.", player=p)
+            return
+        if p in self.all_in:
+            self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} acted after going all-in.", player=p)
+            return
+        if self.won_by_fold is not None:
+            self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} acted after the hand was already won.", player=p)
+            return
+        if not rnd.pending:
+            self.add(Rule.ACTION_NOT_ALLOWED, a.line,
+                     f"{p} acted after the betting round was already complete.", player=p)
+            return
+        expected = self.expected_actor(self.last_actor if rnd.acted else None)
+        if expected is not None and expected != p:
+            self.add(Rule.ACTION_OUT_OF_TURN, a.line, f"{p} acted out of turn: it was {expected}'s turn.",
+                     player=p, expected=expected, actual=p)
+
+    def check_time(self, a: Action) -> None:
+        prof = self.profile
+        if prof.time_limit is not None and a.took is not None and a.took > prof.time_limit and not a.timed_out:
+            self.add(Rule.TIME_LIMIT, a.line, f"{a.player} took {a.took:g}s; the limit is {prof.time_limit}s.",
+                     player=a.player, expected=f"at most {prof.time_limit}s", actual=f"{a.took:g}s")
+        if (prof.raise_time_limit is not None and a.kind in ("bet", "raise") and a.took is not None
+                and a.took > prof.raise_time_limit):
+            self.add(Rule.TIME_LIMIT, a.line,
+                     f"{a.player} raised after {a.took:g}s; raising is allowed only within "
+                     f"{prof.raise_time_limit}s.", player=a.player,
+                     expected=f"at most {prof.raise_time_limit}s", actual=f"{a.took:g}s")
+        if a.timed_out:
+            rnd = self.round
+            facing = rnd is not None and rnd.to_call(a.player) > 0
+            right = "fold" if facing else "check"
+            if a.kind != right:
+                self.add(Rule.TIME_LIMIT, a.line,
+                         f"{a.player} timed out; the house should have made him {right}, not {a.kind}.",
+                         player=a.player, expected=right, actual=a.kind)
+
+    def max_raise_to(self, p: str) -> int:
+        rnd = self.round
+        assert rnd is not None
+        stack_total = rnd.bets.get(p, 0) + max(0, self.stack.get(p, 0))
+        betting = self.betting()
+        if betting == "pot-limit":
+            call = rnd.to_call(p)
+            pot_after_call = self.pot_now() + call
+            return min(stack_total, rnd.current + pot_after_call)
+        if betting == "fixed-limit":
+            return min(stack_total, rnd.current + rnd.full)
+        return stack_total
+
+    def apply_call(self, a: Action, rnd: BettingRound) -> None:
+        p = a.player
+        owed = rnd.to_call(p)
+        have = max(0, self.stack.get(p, 0))
+        if owed == 0:
+            self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} called but there was no bet to call; that is a check.",
+                     player=p, expected="check", actual=f"call {a.amount}")
+        elif a.amount != min(owed, have) and not (a.amount > have):
+            self.add(Rule.CALL_AMOUNT, a.line,
+                     f"{p} called {a.amount}, but the call was {min(owed, have)}"
+                     f"{' (all his chips)' if have < owed else ''}.", player=p, expected=min(owed, have),
+                     actual=a.amount)
+        elif a.amount > owed:
+            self.add(Rule.CALL_AMOUNT, a.line, f"{p} called {a.amount}, but the call was {owed}.", player=p,
+                     expected=owed, actual=a.amount)
+        self.put_in(p, a.amount, a.line, a.all_in, "a call")
+        rnd.bets[p] = rnd.bets.get(p, 0) + a.amount
+        rnd.pending.discard(p)
+        rnd.acted.add(p)
+
+    def apply_bet(self, a: Action, rnd: BettingRound) -> None:
+        p = a.player
+        if rnd.current > 0:
+            self.add(Rule.ACTION_NOT_ALLOWED, a.line,
+                     f"{p} bet {a.amount}, but a bet of {rnd.current} already stood; that would be a raise.",
+                     player=p, expected="call, raise or fold", actual=f"bet {a.amount}")
+            self.apply_raise(a._replace(kind="raise", amount=a.amount, to=rnd.bets.get(p, 0) + a.amount), rnd,
+                             judged=True)
+            return
+        have = max(0, self.stack.get(p, 0))
+        all_in = a.all_in or a.amount >= have
+        self.check_open(a, rnd, all_in)
+        if a.amount < rnd.full:
+            if not all_in:
+                self.add(Rule.BET_BELOW_MIN, a.line,
+                         f"{p} opened with {a.amount}; the minimum bet is {rnd.full}.", player=p,
+                         expected=f"at least {rnd.full}", actual=a.amount)
+        else:
+            rnd.full = a.amount if self.betting() != "fixed-limit" else rnd.full
+        self.check_size(a, rnd, a.amount, all_in)
+        self.put_in(p, a.amount, a.line, a.all_in, "a bet")
+        rnd.bets[p] = rnd.bets.get(p, 0) + a.amount
+        rnd.current = rnd.bets[p]
+        self.after_raise(p, rnd, full=a.amount >= rnd.full)
+        rnd.opener = rnd.opener or p
+
+    def check_open(self, a: Action, rnd: BettingRound, all_in: bool) -> None:
+        """Openers (jacks or better) when the profile requires them."""
+        if self.street != "first" or not self.profile.openers_jacks or rnd.opener is not None:
+            return
+        cards = self.cards.get(a.player)
+        if cards is None or len(cards) != 5:
+            return
+        strength = self.ranking.strength(cards)
+        jacks = self.ranking.strength(("Jc", "Jd", "2h", "3s", "4c"))
+        if strength[0] < jacks[0] or (strength[0] == jacks[0] and strength[1:2] < jacks[1:2]):
+            self.add(Rule.OPENERS, a.line, f"{a.player} opened without a pair of Jacks or better.",
+                     player=a.player, expected="a pair of Jacks or better", actual=self.ranking.describe(cards))
+
+    def check_size(self, a: Action, rnd: BettingRound, increment: int, all_in: bool) -> None:
+        """Bet units (qdan), pot limit and fixed-limit sizes."""
+        p = a.player
+        unit = self.profile.bet_unit
+        if unit > 1 and not all_in and increment % unit:
+            self.add(Rule.BET_UNIT, a.line, f"{p}'s {a.kind} of {increment} is not a multiple of {unit}.",
+                     player=p, expected=f"a multiple of {unit}", actual=increment)
+        betting = self.betting()
+        to = rnd.bets.get(p, 0) + (a.amount if a.kind == "bet" else 0) if a.kind == "bet" else a.to
+        if betting == "pot-limit":
+            limit = self.max_raise_to(p)
+            if to > limit and not (all_in and to <= limit):
+                self.add(Rule.BET_OVER_POT, a.line, f"{p} made it {to}; pot limit allowed at most {limit}.",
+                         player=p, expected=f"at most {limit}", actual=to)
+        elif betting == "fixed-limit":
+            size = rnd.full
+            if increment != size and not all_in:
+                self.add(Rule.BET_FIXED_SIZE, a.line,
+                         f"{p}'s {a.kind} was {increment}; in this round every bet and raise is {size}.",
+                         player=p, expected=size, actual=increment)
+            cap = self.profile.raise_cap
+            heads_up = len([q for q in self.active()]) == 2
+            if cap is not None and (self.profile.raise_cap_heads_up or not heads_up) and rnd.raises >= cap:
+                self.add(Rule.RAISE_CAP, a.line, f"{p} raised after the cap of {cap} bets was reached.",
+                         player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1)
+
+    def apply_raise(self, a: Action, rnd: BettingRound, judged: bool = False) -> None:
+        p = a.player
+        before = rnd.bets.get(p, 0)
+        faced = rnd.current
+        if not judged and rnd.current == 0:
+            self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} raised but there was no bet to raise; that is a bet.",
+                     player=p, expected=f"bet {a.to}", actual=f"raise to {a.to}")
+        if not judged and a.amount != a.to - faced:
+            self.add(Rule.AMOUNT_NOTATION, a.line,
+                     f"{p} 'raises {a.amount} to {a.to}', but {a.to} is {a.to - faced} above the bet of {faced}.",
+                     player=p, expected=f"raises {a.to - faced} to {a.to}", actual=f"raises {a.amount} to {a.to}")
+        to = a.to
+        added = to - before
+        have = max(0, self.stack.get(p, 0))
+        all_in = a.all_in or added >= have
+        increment = to - faced
+        if not judged and not rnd.may_raise(p) and increment > 0:
+            since = rnd.current - before
+            self.add(Rule.RAISE_NOT_REOPENED, a.line,
+                     f"{p} raised to {to}, but the betting was not re-opened for {p}: the bet went up only "
+                     f"{since} since {p}'s bet of {before}, less than the full raise of {rnd.full}.",
+                     player=p, expected=f"call {rnd.to_call(p)} or fold", actual=f"raise to {to}")
+        elif increment < rnd.full and not all_in and increment > 0 and self.betting() != "fixed-limit":
+            self.add(Rule.RAISE_BELOW_MIN, a.line,
+                     f"{p} raised to {to}, {increment} more than the bet of {faced}; the smallest raise was "
+                     f"{rnd.full} (to {faced + rnd.full}).", player=p, expected=f"to at least {faced + rnd.full}",
+                     actual=f"to {to}")
+        if increment <= 0:
+            self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} 'raised' to {to}, which is not above the bet of {faced}.",
+                     player=p, expected=f"more than {faced}", actual=to)
+        self.check_size(a, rnd, increment, all_in)
+        self.put_in(p, added, a.line, a.all_in, "a raise")
+        rnd.bets[p] = to
+        if to > rnd.current:
+            rnd.current = to
+        full = increment >= rnd.full
+        if self.betting() == "fixed-limit":
+            full = increment * 2 >= rnd.full
+        elif full:
+            rnd.full = increment
+        self.after_raise(p, rnd, full)
+
+    def after_raise(self, p: str, rnd: BettingRound, full: bool) -> None:
+        rnd.acted.add(p)
+        rnd.last_aggressor = p
+        if full or self.betting() != "fixed-limit":
+            rnd.raises += 1 if full else 0
+        rnd.any_bet = True
+        rnd.pending = {q for q in self.order if q != p and self.can_act(q) and rnd.to_call(q) > 0}
+
+    def after_action(self, line: int) -> None:
+        rnd = self.round
+        assert rnd is not None
+        live = self.active()
+        if len(live) == 1:
+            self.won_by_fold = live[0]
+            rnd.pending = set()
+            return
+        able = [q for q in live if q not in self.all_in]
+        if len(able) <= 1 and all(rnd.to_call(q) == 0 for q in able):
+            rnd.pending = set()
+
+    def close_round(self, line: int) -> None:
+        """The round ends here: every active player must have answered the last bet; settle the uncalled."""
+        rnd = self.round
+        if rnd is None:
+            return
+        if rnd.pending and self.won_by_fold is None:
+            waiting = [p for p in self.order if p in rnd.pending]
+            who = waiting[0]
+            self.add(Rule.ROUND_INCOMPLETE, line,
+                     f"The {STREET_NAMES[self.street]} ended before {', '.join(waiting)} answered the last bet "
+                     f"of {rnd.current}.", player=who, expected=f"{who} to act", actual="the round ended")
+        self.settle_uncalled(rnd, line)
+        if self.street == "first" and not rnd.any_bet:
+            self.all_checked_first = True
+        self.round = None
+        self.last_actor = None
+
+    all_checked_first = False
+
+    def settle_uncalled(self, rnd: BettingRound, line: int) -> None:
+        top, excess = uncalled(rnd.bets)
+        if top is None or excess <= 0:
+            return
+        self.returned_due[top] = self.returned_due.get(top, 0) + excess
+        rnd.bets[top] -= excess
+
+    def on_uncalled(self, u: Uncalled) -> None:
+        # the return may be printed before the round is closed by the next marker
+        rnd = self.round
+        if rnd is not None and not rnd.pending:
+            self.settle_uncalled(rnd, u.line)
+            self.round_uncalled_settled = True
+        self.returned_log[u.player] = self.returned_log.get(u.player, 0) + u.amount
+        if u.player in self.stack:
+            self.stack[u.player] += u.amount
+        self.uncalled_lines.append(u)
+        self.record(u.line, _describe_item(u))
+
+    round_uncalled_settled = False
+    uncalled_lines: list[Uncalled]
+
+    # ------------------------------------------------------------------ parole
+    def on_parole(self, item: Parole) -> None:
+        p = item.player
+        if not self.profile.parole:
+            self.add(Rule.PAROLE, item.line, "Parole is not part of this game.", player=p)
+            return
+        if item.kind == "offer":
+            if self.street == "draw":
+                self.end_draw_phase(item.line)
+                self.open_round("second", item.line)
+            rnd = self.round
+            first = self.round_start("second") if rnd is not None else None
+            if self.street != "second" or rnd is None or rnd.acted or rnd.current > 0 or p != first:
+                self.add(Rule.PAROLE, item.line,
+                         f"{p} offered parole; only the first player to act in the second betting round may, "
+                         "before any chips go in.", player=p, expected=first, actual=p)
+            self.parole_state = "offered"
+            self.parole_offerer = p
+        elif item.kind == "accept":
+            if self.parole_state not in ("offered",):
+                self.add(Rule.PAROLE, item.line, f"{p} accepted a parole nobody offered.", player=p)
+            self.parole_state = "accepted"
+        else:
+            if self.parole_state not in ("offered",):
+                self.add(Rule.PAROLE, item.line, f"{p} declined a parole nobody offered.", player=p)
+        self.record(item.line, _describe_item(item))
+
+    # ------------------------------------------------------------------ the draw
+    def end_draw_phase(self, line: int) -> None:
+        """Every survivor must have drawn (or stood pat) before the second round."""
+        if getattr(self, "_draw_closed", False):
+            return
+        self._draw_closed = True
+        if self.won_by_fold is not None or self.street not in ("draw",):
+            if self.street in ("first",):
+                self.close_round(line)
+            return
+        for p, d in self.draw_pending.items():
+            self.add(Rule.DRAW_COUNT, d.line, f"{p} discarded but received no cards.", player=p, street="draw")
+        self.draw_pending.clear()
+        if self.known_cards:
+            missed = [p for p in self.draw_order() if p not in self.drew]
+            for p in missed:
+                self.add(Rule.DRAW_ORDER, line, f"{p} was skipped in the draw (neither drew nor stood pat).",
+                         player=p, street="draw")
+
+    def draw_order(self) -> list[str]:
+        return [p for p in self.left_of_button() if p not in self.folded]
+
+    def begin_draw_item(self, p: str, line: int) -> None:
+        if self.street in ("first", "deal", "pre"):
+            self.close_round(line)
+            self.street = "draw"
+        if self.street != "draw":
+            self.add(Rule.DRAW_ORDER, line, f"{p} drew outside the draw.", player=p, street="draw")
+            return
+        if self.won_by_fold is not None:
+            self.add(Rule.DRAW_ORDER, line, f"{p} drew after the hand was already won.", player=p)
+            return
+        if p in self.folded:
+            self.add(Rule.DRAW_ORDER, line, f"{p} drew after folding.", player=p)
+            return
+        if p in self.drew:
+            self.add(Rule.DRAW_ORDER, line, f"{p} drew twice.", player=p)
+            return
+        order = [q for q in self.draw_order() if q not in self.drew]
+        if order and order[0] != p:
+            self.add(Rule.DRAW_ORDER, line, f"{p} drew out of turn: it was {order[0]}'s turn.", player=p,
+                     expected=order[0], actual=p)
+
+    def on_stand_pat(self, s: StandPat) -> None:
+        self.begin_draw_item(s.player, s.line)
+        self.drew.add(s.player)
+        if s.took is not None and self.profile.time_limit is not None and s.took > self.profile.time_limit \
+                and not s.timed_out:
+            self.add(Rule.TIME_LIMIT, s.line, f"{s.player} took {s.took:g}s to draw; the limit is "
+                     f"{self.profile.time_limit}s.", player=s.player)
+        self.record(s.line, _describe_item(s))
+
+    def on_discard(self, d: Discard) -> None:
+        p = d.player
+        self.begin_draw_item(p, d.line)
+        self.drew.add(p)
+        if d.took is not None and self.profile.time_limit is not None and d.took > self.profile.time_limit:
+            self.add(Rule.TIME_LIMIT, d.line, f"{p} took {d.took:g}s to draw; the limit is "
+                     f"{self.profile.time_limit}s.", player=p)
+        hand = self.cards.get(p)
+        if d.cards is not None:
+            if len(d.cards) != d.count:
+                self.add(Rule.DRAW_COUNT, d.line, f"{p} says {d.count} cards but lists {len(d.cards)}.",
+                         player=p, expected=d.count, actual=len(d.cards))
+            if hand is not None:
+                missing = [c for c in d.cards if c not in hand]
+                if missing:
+                    self.add(Rule.DRAW_COUNT, d.line,
+                             f"{p} discarded {' '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} "
+                             "not in his hand.", player=p, expected=" ".join(hand), actual=" ".join(d.cards))
+        count = len(d.cards) if d.cards is not None else d.count
+        self.check_draw_limit(p, d, count)
+        if self.stub_needs_reshuffle(count) and not self.reshuffled_for.get(p):
+            pass  # judged when the draw arrives without a reshuffle line (the stub simply runs dry)
+        self.draw_pending[p] = d
+        self.record(d.line, _describe_item(d))
+
+    reshuffled_for: dict[str, bool]
+
+    def check_draw_limit(self, p: str, d: Discard, count: int) -> None:
+        prof = self.profile
+        limit = prof.draw_limit
+        if prof.draw_limit_ace and count == limit + 1:
+            hand = self.cards.get(p)
+            kept = [c for c in hand if d.cards is None or c not in d.cards] if hand else []
+            if hand is None or any(c[0] == "A" or c == "Jk" for c in kept):
+                return
+            self.add(Rule.DRAW_LIMIT, d.line, f"{p} drew {count} cards without keeping an ace; the limit is "
+                     f"{limit} (4 only when keeping an ace).", player=p, expected=f"at most {limit}", actual=count)
+            return
+        if count > limit + (1 if prof.draw_limit_ace else 0) or (count > limit and not prof.draw_limit_ace):
+            self.add(Rule.DRAW_LIMIT, d.line, f"{p} drew {count} cards; the limit is "
+                     f"{limit + (1 if prof.draw_limit_ace else 0)}.", player=p, expected=f"at most {limit}",
+                     actual=count)
+
+    def stub_size(self) -> int:
+        if self.stub is not None:
+            return len(self.stub)
+        return len(self.deck_cards) - len(self.used) + len(self.back_in_stub)
+
+    def stub_needs_reshuffle(self, count: int) -> bool:
+        return self.stub_size() < count
+
+    def on_reshuffle(self, r: Reshuffle) -> None:
+        # the reshuffle is for the next player to draw
+        order = [q for q in self.draw_order() if q not in self.drew]
+        p = order[0] if order else None
+        if self.street in ("first",):
+            self.close_round(r.line)
+            self.street = "draw"
+        self.check_card_list(r.cards, r.line, "the reshuffled stub")
+        need = 0
+        nxt = self._next_discard_count(r)
+        if nxt is not None:
+            need = nxt
+        if self.profile.reshuffle == "not-audited":
+            return
+        remaining = self.remaining_stub_set()
+        if need and self.stub_size() >= need:
+            self.add(Rule.RESHUFFLE, r.line,
+                     f"The dealer reshuffled although {self.stub_size()} cards were left for a draw of {need}.",
+                     expected="no reshuffle", actual="reshuffle")
+        others = set()
+        for q, cs in self.discarded.items():
+            if q != p:
+                others.update(cs)
+        for q in self.folded:
+            others.update(self.cards.get(q, ()))
+        others -= self.back_in_stub_drawn
+        listed = set(r.cards)
+        if self.profile.reshuffle == "merge-stub":
+            allowed = remaining | others
+            must = remaining
+        else:
+            allowed = others
+            must = set()
+        bad = sorted(listed - allowed)
+        lacking = sorted(must - listed)
+        if bad or lacking or (self.known_cards and listed != allowed):
+            parts = []
+            if bad:
+                parts.append(f"it holds {' '.join(bad)}, which may not go back in")
+            if lacking:
+                parts.append(f"it lacks the stub's {' '.join(lacking)}")
+            missing_discards = sorted(allowed - listed - set(lacking))
+            if missing_discards and self.known_cards and not bad:
+                parts.append(f"it leaves out {' '.join(missing_discards)}")
+            self.add(Rule.RESHUFFLE, r.line, "The reshuffled stub is wrong: " + "; ".join(parts) + ".",
+                     player=p, expected=" ".join(sorted(allowed)), actual=" ".join(r.cards))
+        if self.profile.reshuffle == "stub-first":
+            old = self.stub if self.stub is not None else sorted(remaining)
+            self.stub = list(old) + list(r.cards)
+        else:
+            self.stub = list(r.cards)
+        self.stub_is_known_order = True
+        self.back_in_stub |= listed & self.used
+        self.record(r.line, "Dealer reshuffles")
+
+    back_in_stub_drawn: set[str]
+    stub_is_known_order = False
+
+    def _next_discard_count(self, r: Reshuffle) -> int | None:
+        after = False
+        for item in self.hand.body:
+            if item is r:
+                after = True
+                continue
+            if after and type(item) is Discard:
+                return len(item.cards) if item.cards is not None else item.count
+        return None
+
+    def remaining_stub_set(self) -> set[str]:
+        if self.stub is not None:
+            return set(self.stub)
+        return (self.deck_cards - self.used) | self.back_in_stub
+
+    def draw_received(self, d: Dealt) -> None:
+        p = d.player
+        disc = self.draw_pending.pop(p)
+        hand = self.cards.get(p, ())
+        if len(d.groups) == 1:
+            kept: tuple[str, ...] = ()
+            new = d.groups[0]
+            if disc.cards is not None and len(disc.cards) != 5 and hand:
+                # one bracket: the whole new hand as some sites print it
+                kept = tuple(c for c in hand if c not in disc.cards)
+                new = tuple(c for c in d.groups[0] if c not in kept)
+        else:
+            kept, new = d.groups[0], d.groups[1]
+        ndisc = len(disc.cards) if disc.cards is not None else disc.count
+        if len(new) != ndisc:
+            self.add(Rule.DRAW_COUNT, d.line, f"{p} discarded {ndisc} but received {len(new)} cards.", player=p,
+                     expected=ndisc, actual=len(new))
+        if hand and disc.cards is not None:
+            expected_kept = sorted(c for c in hand if c not in disc.cards)
+            if sorted(kept) != expected_kept and len(d.groups) > 1:
+                self.add(Rule.DRAW_COUNT, d.line,
+                         f"{p} should have kept {' '.join(expected_kept)} but the line shows {' '.join(kept)}.",
+                         player=p, expected=" ".join(expected_kept), actual=" ".join(kept))
+        final = tuple(kept) + tuple(new)
+        if len(final) != 5:
+            self.add(Rule.DRAW_COUNT, d.line, f"{p} ends the draw with {len(final)} cards instead of 5.",
+                     player=p, expected=5, actual=len(final))
+        self.check_card_list(tuple(new), d.line, f"{p}'s new cards", p)
+        self.take_from_stub(p, tuple(new), d.line)
+        if disc.cards is not None:
+            self.discarded.setdefault(p, []).extend(disc.cards)
+        self.cards[p] = final
+
+    def take_from_stub(self, p: str, new: tuple[str, ...], line: int) -> None:
+        """The new cards must come off the stub: never a live card, never a discard without a reshuffle."""
+        live = {c for q, cs in self.cards.items() if q not in self.folded for c in cs}
+        own = set(self.cards.get(p, ()))
+        for c in new:
+            if c in live and c not in self.back_in_stub:
+                holder = next((q for q, cs in self.cards.items() if c in cs and q not in self.folded), None)
+                if holder == p:
+                    self.add(Rule.STUB_CARD, line, f"{p} drew {c}, a card already in his own hand.", player=p,
+                             actual=c, street="draw")
+                else:
+                    self.add(Rule.CARD_DUPLICATE, line,
+                             f"{p} drew {c}, but {holder} holds that card: it is in two live hands.", player=p,
+                             actual=c, street="draw")
+            elif c in self.used and c not in self.back_in_stub:
+                self.add(Rule.STUB_CARD, line,
+                         f"{p} drew {c}, which was not in the stub: it was already dealt or discarded and no "
+                         "reshuffle brought it back.", player=p, actual=c, street="draw")
+            elif c in self.drawn_after_reshuffle:
+                self.add(Rule.STUB_CARD, line, f"{p} drew {c}, which had already been drawn.", player=p, actual=c,
+                         street="draw")
+        del own
+        if self.stub is not None:
+            top = self.stub[:len(new)]
+            if sorted(top) != sorted(new) and (self.deck_order is not None or self.stub_is_known_order):
+                self.add(Rule.DEAL_ORDER, line,
+                         f"{p} should have drawn {' '.join(top)} from the top of the stub.", player=p,
+                         expected=" ".join(top), actual=" ".join(new), street="draw")
+            remaining = list(self.stub)
+            for c in new:
+                if c in remaining:
+                    remaining.remove(c)
+                elif remaining:
+                    remaining.pop(0)
+            self.stub = remaining
+        for c in new:
+            self.used.add(c)
+            if c in self.back_in_stub:
+                self.drawn_after_reshuffle.add(c)
+                self.back_in_stub.discard(c)
+                self.back_in_stub_drawn.add(c)
+
+    drawn_after_reshuffle: set[str]
+
+    # ------------------------------------------------------------------ show down and awards
+    def on_show(self, s: Show) -> None:
+        p = s.player
+        if self.street in ("second", "first", "draw"):
+            self.close_round(s.line)
+            self.street = "showdown"
+        if p in self.folded:
+            self.add(Rule.SHOWN_CARDS, s.line, f"{p} showed cards after folding.", player=p)
+        cards = s.cards
+        self.check_card_list(cards, s.line, f"{p}'s shown hand", p)
+        final = self.cards.get(p)
+        if final is not None and self.known_cards and sorted(final) != sorted(cards):
+            self.add(Rule.SHOWN_CARDS, s.line,
+                     f"{p} showed {' '.join(cards)}, but his hand after the draw was {' '.join(final)}.",
+                     player=p, expected=" ".join(final), actual=" ".join(cards))
+        elif final is not None and not self.known_cards:
+            known = set(final)
+            if not known <= set(cards):
+                self.add(Rule.SHOWN_CARDS, s.line, f"{p} showed {' '.join(cards)}, which does not hold the cards "
+                         f"he was dealt ({' '.join(final)}).", player=p)
+        if final is None or not self.known_cards:
+            self.cards[p] = cards
+            if not self.known_cards:
+                for c in cards:
+                    if c in self.shown_cards_all:
+                        self.add(Rule.CARD_DUPLICATE, s.line, f"{c} is shown in two hands.", player=p, actual=c)
+                    self.shown_cards_all.add(c)
+        if s.description is not None and len(cards) == 5 and all(c in self.deck_cards for c in cards) \
+                and len(set(cards)) == 5:
+            try:
+                ok = self.ranking.description_matches(s.description, cards)
+            except ValueError:
+                ok = True
+            if not ok:
+                self.add(Rule.HAND_DESCRIPTION, s.line,
+                         f"{p}'s hand {' '.join(cards)} is {self.ranking.describe(cards)}, not "
+                         f"'{s.description}'.", player=p, expected=self.ranking.describe(cards),
+                         actual=s.description)
+        if p not in self.shown:
+            self.show_order.append(p)
+        self.shown[p] = s
+        self.record(s.line, _describe_item(s))
+
+    shown_cards_all: set[str]
+
+    def on_muck(self, m: Muck) -> None:
+        if self.street in ("second", "first", "draw"):
+            self.close_round(m.line)
+            self.street = "showdown"
+        self.mucked.add(m.player)
+        self.record(m.line, _describe_item(m))
+
+    def on_collect(self, c: Collect) -> None:
+        if self.round is not None:
+            self.close_round(c.line)
+        self.collected.append(c)
+        if c.player in self.stack:
+            self.stack[c.player] += c.amount
+        self.record(c.line, _describe_item(c))
+
+    def on_event(self, e: Event) -> None:
+        if e.player not in self.seat_of and self.hand.dialect == "house":
+            self.add(Rule.UNKNOWN_PLAYER, e.line, f"{e.player} has no seat at this table.", player=e.player)
+
+    def on_score(self, s: Score) -> None:
+        self.scores[s.player] = self.scores.get(s.player, 0) + s.points
+        self.record(s.line, _describe_item(s))
+
+    def on_summary(self, s: SummaryTotal) -> None:
+        if self.round is not None:
+            self.close_round(s.line)
+        self.summary = s
+
+    # ------------------------------------------------------------------ settlement
+    def finish(self) -> HandResult:
+        if self.round is not None:
+            self.close_round(self.last_line)
+        hand = self.hand
+        prof = self.profile
+        redeal = bool(self.redeal_line)
+        self.check_redeal(redeal)
+        total_in = sum(self.contrib.values()) + self.dead
+        due = dict(self.returned_due)
+        self.check_uncalled(due)
+        contributions_after = {p: self.contrib.get(p, 0) - due.get(p, 0) for p in self.contrib}
+        live = [p for p in self.order if p not in self.folded]
+        pots_built = build_pots(contributions_after, live, self.order, self.dead) if not redeal else []
+        results: list[PotResult] = []
+        should: dict[str, int] = dict(due)
+        odd_order = odd_chip_order(self.order, self.button_index)
+        parole = self.parole_state == "accepted"
+        showdown_players = [p for p in live if p not in self.mucked]
+        for pot in pots_built:
+            winners = self.pot_winners(pot, showdown_players, parole)
+            awards = split(pot.amount, winners, odd_order) if winners else {}
+            for w, amt in awards.items():
+                should[w] = should.get(w, 0) + amt
+            results.append(PotResult(name=pot.name, amount=pot.amount, eligible=list(pot.eligible),
+                                     winners=list(winners), awards=awards, collected={}))
+        self.check_awards(results, parole)
+        received: dict[str, int] = {}
+        for c in self.collected:
+            received[c.player] = received.get(c.player, 0) + c.amount
+        for p, amt in self.returned_log.items():
+            received[p] = received.get(p, 0) + amt
+        collected_total = sum(c.amount for c in self.collected)
+        returned_total = sum(self.returned_log.values())
+        rake = self.summary.rake if self.summary is not None else 0
+        if prof.rake_allowed and self.summary is not None:
+            rake = self.summary.rake
+        if not redeal:
+            self.check_conservation(total_in, collected_total, returned_total, rake)
+        if not prof.rake_allowed and rake:
+            self.add(Rule.RAKE, self.summary.line if self.summary else hand.end_line,
+                     f"A rake of {rake} was taken, but this game has no rake.", expected=0, actual=rake,
+                     street="summary")
+        pot_total = total_in - sum(due.values())
+        if self.summary is not None and not redeal:
+            if self.summary.total != pot_total:
+                self.add(Rule.SUMMARY_TOTAL, self.summary.line,
+                         f"The summary says the pot was {self.summary.total}, but it was {pot_total}.",
+                         expected=pot_total, actual=self.summary.total, street="summary")
+            elif self.summary.total != collected_total + rake and not self.findings_of(Rule.POT_AMOUNT):
+                self.add(Rule.SUMMARY_TOTAL, self.summary.line,
+                         f"The summary's pot {self.summary.total} and rake {rake} do not add up to the "
+                         f"{collected_total} collected.", expected=self.summary.total - rake,
+                         actual=collected_total, street="summary")
+        self.check_show_order(live)
+        if prof.points_mode or hand.points_mode:
+            self.check_points(live)
+        end = {p: self.start[p] - self.contrib.get(p, 0) for p in self.start}
+        for c in self.collected:
+            if c.player in end:
+                end[c.player] += c.amount
+        for p, amt in self.returned_log.items():
+            if p in end:
+                end[p] += amt
+        if redeal:
+            for p in end:
+                end[p] = self.start[p] - self.contrib.get(p, 0)
+        return HandResult(
+            hand=hand, profile=prof.name, session=self.session, findings=self.findings, pots=results,
+            should_receive=should, received=received, contributions=dict(self.contrib),
+            start_stacks=dict(self.start), end_stacks=end, dealt_in=list(self.order), redeal=redeal,
+            pot_total=pot_total, rake=rake, steps=self.steps, points=dict(self.scores))
+
+    def findings_of(self, rule: Rule) -> bool:
+        return any(f.rule == rule.value for f in self.findings)
+
+    def check_redeal(self, redeal: bool) -> None:
+        prof = self.profile
+        first = self.rounds.get("first")
+        everyone_checked = first is not None and not first.any_bet and not self.folded
+        required = everyone_checked and (prof.all_check_redeal or prof.openers_jacks) and not prof.points_mode
+        if redeal and not required:
+            self.add(Rule.REDEAL, self.redeal_line, "The hand was redealt although the rules did not call for it.",
+                     expected="play on", actual="redeal", street="first")
+        elif required and not redeal:
+            self.add(Rule.REDEAL, first.first_line if first is not None and hasattr(first, "first_line")
+                     else self.hand.end_line,
+                     "Everyone checked the first round: the hand should have been redealt with the pot kept.",
+                     expected="redeal", actual="play went on", street="first")
+
+    def check_uncalled(self, due: dict[str, int]) -> None:
+        line = self.uncalled_lines[0].line if self.uncalled_lines else self.hand.end_line
+        players = set(due) | set(self.returned_log)
+        for p in sorted(players, key=lambda q: self.order.index(q) if q in self.order else 99):
+            want, got = due.get(p, 0), self.returned_log.get(p, 0)
+            if want != got:
+                if want and not got:
+                    msg = f"{p}'s uncalled bet of {want} should have been returned to {p}, but stayed in the pot."
+                elif got and not want:
+                    msg = f"{got} was returned to {p}, but {p} had no uncalled bet."
+                else:
+                    msg = f"{got} was returned to {p}; the uncalled part of the bet was {want}."
+                self.add(Rule.UNCALLED_BET, line, msg, player=p, expected=want, actual=got,
+                         street="summary")
+
+    def pot_winners(self, pot: Pot, showdown_players: list[str], parole: bool) -> list[str]:
+        if parole:
+            return list(pot.eligible)
+        eligible = [p for p in pot.eligible if p in showdown_players]
+        if len(pot.eligible) == 1:
+            return list(pot.eligible)
+        if not eligible:
+            return []
+        best: tuple[int, ...] | None = None
+        winners: list[str] = []
+        for p in eligible:
+            cards = self.cards.get(p)
+            if cards is None or len(cards) != 5 or len(set(cards)) != 5:
+                continue
+            try:
+                s = self.ranking.strength(cards)
+            except ValueError:
+                continue
+            if best is None or s > best:
+                best, winners = s, [p]
+            elif s == best:
+                winners.append(p)
+        return winners
+
+    def check_awards(self, results: list[PotResult], parole: bool) -> None:
+        """Compare what each pot paid in the log with what it should have paid."""
+        if not results:
+            for c in self.collected:
+                self.add(Rule.POT_AMOUNT, c.line, f"{c.player} collected {c.amount}, but there was no pot to win.",
+                         player=c.player, expected=0, actual=c.amount, street="summary")
+            return
+        by_name = {r["name"]: r for r in results}
+        unmatched: list[Collect] = []
+        for c in self.collected:
+            name = c.pot
+            if name == "parole":
+                name = "pot" if "pot" in by_name else None  # type: ignore[assignment]
+            if name == "side" and "side-1" in by_name and len(results) == 2:
+                name = "side-1"
+            if name == "pot" and "pot" not in by_name and "main" in by_name:
+                name = "main"
+            if name == "main" and "main" not in by_name and "pot" in by_name:
+                name = "pot"
+            target = by_name.get(name) if name else None
+            if target is None:
+                if c.pot == "parole":
+                    unmatched.append(c)
+                    continue
+                self.add(Rule.POT_AMOUNT, c.line, f"{c.player} collected {c.amount} from a {c.pot.replace('-', ' ')}"
+                         " that does not exist.", player=c.player, actual=c.amount, street="summary")
+                continue
+            target["collected"][c.player] = target["collected"].get(c.player, 0) + c.amount
+            target.setdefault("lines", {})[c.player] = c.line
+        if unmatched:
+            # parole splits every pot: compare totals per player
+            for r in results:
+                for c in unmatched:
+                    pass
+            totals: dict[str, int] = {}
+            for c in unmatched:
+                totals[c.player] = totals.get(c.player, 0) + c.amount
+            want: dict[str, int] = {}
+            for r in results:
+                for p, a in r["awards"].items():
+                    want[p] = want.get(p, 0) + a
+            for p in sorted(set(totals) | set(want)):
+                if totals.get(p, 0) != want.get(p, 0):
+                    self.add(Rule.PAROLE, unmatched[0].line,
+                             f"After the parole {p} should have received {want.get(p, 0)}, not {totals.get(p, 0)}.",
+                             player=p, expected=want.get(p, 0), actual=totals.get(p, 0))
+            return
+        for r in results:
+            self.judge_pot(r)
+
+    def judge_pot(self, r: PotResult) -> None:
+        name = "the pot" if r["name"] == "pot" else ("the main pot" if r["name"] == "main"
+                                                     else f"side pot {r['name'][5:]}")
+        got: dict[str, int] = r["collected"]
+        awards: dict[str, int] = r["awards"]
+        lines: dict[str, int] = r.get("lines", {})
+        line = min(lines.values()) if lines else self.hand.end_line
+        total = sum(got.values())
+        paid_wrong = [p for p in got if got[p] > 0 and p not in awards]
+        if not r["winners"] and r["eligible"]:
+            return  # cards unknown (site logs): nothing to judge
+        for p in paid_wrong:
+            winners = " and ".join(r["winners"]) or "nobody"
+            self.add(Rule.POT_WINNER, lines.get(p, line),
+                     f"{p} collected {got[p]} from {name}, but {p} did not win it: {winners} had the best hand"
+                     f" among {', '.join(r['eligible'])}.", player=p, expected=winners, actual=p,
+                     street="showdown")
+        missing = [w for w in awards if awards[w] > 0 and got.get(w, 0) == 0]
+        if paid_wrong:
+            return
+        for w in missing:
+            if total != r["amount"] or len(awards) == 1:
+                self.add(Rule.POT_WINNER if total == r["amount"] else Rule.POT_AMOUNT, line,
+                         f"{w} won {name} ({awards[w]}) but collected nothing from it.", player=w,
+                         expected=awards[w], actual=0, street="showdown")
+        if total != r["amount"]:
+            self.add(Rule.POT_AMOUNT, line,
+                     f"{name[0].upper() + name[1:]} was {r['amount']}, but {total} was collected from it.",
+                     player=None if len(got) != 1 else next(iter(got)), expected=r["amount"], actual=total,
+                     street="showdown")
+            return
+        if missing:
+            return
+        diffs = {p: got.get(p, 0) - awards.get(p, 0) for p in awards}
+        if any(diffs.values()):
+            if len(awards) > 1 and all(abs(d) <= 1 for d in diffs.values()):
+                wrong = [p for p, d in diffs.items() if d > 0]
+                short = [p for p, d in diffs.items() if d < 0]
+                self.add(Rule.ODD_CHIP, lines.get(wrong[0], line) if wrong else line,
+                         f"The odd chip of {name} went to {', '.join(wrong)}; it belonged to {', '.join(short)}, "
+                         "the first tied winner left of the button.", player=wrong[0] if wrong else None,
+                         expected=", ".join(short), actual=", ".join(wrong), street="showdown")
+            else:
+                for p, d in diffs.items():
+                    if d:
+                        self.add(Rule.POT_AMOUNT, lines.get(p, line),
+                                 f"{p} collected {got.get(p, 0)} from {name}; the share was {awards[p]}.",
+                                 player=p, expected=awards[p], actual=got.get(p, 0), street="showdown")
+
+    def check_conservation(self, total_in: int, collected: int, returned: int, rake: int) -> None:
+        if collected + returned + rake != total_in:
+            self.add(Rule.CHIPS_NOT_CONSERVED, self.hand.end_line,
+                     f"{total_in} chips went in, but {collected} were collected, {returned} returned"
+                     f"{f' and {rake} raked' if rake else ''}: {total_in - collected - returned - rake:+d} "
+                     "unaccounted.", expected=total_in, actual=collected + returned + rake, street="summary")
+
+    def check_show_order(self, live: list[str]) -> None:
+        if not self.show_order or len(live) < 2 or self.parole_state == "accepted":
+            return
+        second = self.rounds.get("second")
+        first_shower: str | None = None
+        if second is not None and second.last_aggressor is not None:
+            first_shower = second.last_aggressor
+        elif self.profile.show_first_no_bet == "first-to-act" and second is not None and second.first_actor:
+            first_shower = second.first_actor
+        else:
+            candidates = [p for p in self.left_of_button() if p in live]
+            first_shower = candidates[0] if candidates else None
+        if first_shower is None or first_shower not in live:
+            return
+        if self.show_order[0] != first_shower and first_shower in self.shown:
+            line = self.shown[self.show_order[0]].line
+            self.add(Rule.SHOW_ORDER, line, f"{self.show_order[0]} showed first; {first_shower} should have shown "
+                     "first.", player=self.show_order[0], expected=first_shower, actual=self.show_order[0],
+                     street="showdown")
+
+    def check_points(self, live: list[str]) -> None:
+        best: tuple[int, ...] | None = None
+        winners: list[str] = []
+        for p in live:
+            cards = self.cards.get(p)
+            if not cards or len(cards) != 5:
+                continue
+            s = self.ranking.strength(cards)
+            if best is None or s > best:
+                best, winners = s, [p]
+            elif s == best:
+                winners.append(p)
+        for p in winners:
+            if self.scores.get(p, 0) != 1:
+                self.add(Rule.POINTS, self.hand.end_line, f"{p} had the best hand and should score 1 point.",
+                         player=p, expected=1, actual=self.scores.get(p, 0), street="showdown")
+        for p, n in self.scores.items():
+            if p not in winners:
+                self.add(Rule.POINTS, self.hand.end_line, f"{p} scored {n} but did not have the best hand.",
+                         player=p, expected=0, actual=n, street="showdown")
+
+
+def _describe_item(item: Any) -> str:
+    """A short plain-words line for ``explain`` steps."""
+    t = type(item)
+    if t is Action:
+        if item.kind in ("fold", "check"):
+            return f"{item.player} {item.kind}s"
+        if item.kind == "raise":
+            return f"{item.player} raises to {item.to}" + (" (all-in)" if item.all_in else "")
+        return f"{item.player} {item.kind}s {item.amount}" + (" (all-in)" if item.all_in else "")
+    if t is Post:
+        return f"{item.player} posts {item.kind} {item.amount}"
+    if t is Marker:
+        return STREET_NAMES.get(item.street, item.street).capitalize()
+    if t is Dealt:
+        return f"{item.player} receives {' '.join(c for g in item.groups for c in g)}"
+    if t is Discard:
+        return f"{item.player} discards {item.count}"
+    if t is StandPat:
+        return f"{item.player} stands pat"
+    if t is Show:
+        return f"{item.player} shows {' '.join(item.cards)}"
+    if t is Muck:
+        return f"{item.player} mucks"
+    if t is Collect:
+        return f"{item.player} collects {item.amount} from {item.pot}"
+    if t is Uncalled:
+        return f"{item.amount} returned to {item.player} (uncalled)"
+    if t is Parole:
+        return f"{item.player} {item.kind}s parole"
+    if t is Score:
+        return f"{item.player} scores {item.points}"
+    if t is NoPlay:
+        return f"{item.player} does not play"
+    return t.__name__
+
+
+def replay(hand: Hand, profile: Profile, session: str | None = None, steps: bool = False) -> HandResult:
+    """Replay one hand under ``profile``; ``steps=True`` also records every step for ``explain``."""
+    r = Replay(hand, profile, session, steps)
+    r.pre_bets = {}
+    r.reshuffled_for = {}
+    r.uncalled_lines = []
+    r.back_in_stub_drawn = set()
+    r.drawn_after_reshuffle = set()
+    r.shown_cards_all = set()
+    return r.run()

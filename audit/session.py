@@ -1,0 +1,154 @@
+"""Session rules across hands: stacks carried over, the button's move, busted players, length, standings.
+
+A ``SessionTracker`` is fed each hand's ``HandResult`` in file order, then the session end block (if any).
+"""
+
+from __future__ import annotations
+
+from audit.findings import Finding, make_finding
+from audit.model import SessionEnd
+from audit.profile import Profile
+from audit.replay import HandResult
+from audit.rules import Rule
+
+
+class SessionTracker:
+    """The state of one declared session (``Session:`` line) and its checks."""
+
+    def __init__(self, name: str, profile: Profile, file: str) -> None:
+        self.name = name
+        self.profile = profile
+        self.file = file
+        self.balances: dict[str, int] = {}
+        self.players: list[str] = []
+        self.last: HandResult | None = None
+        self.hands_played = 0
+        self.pending_carry = 0
+        self.ended = False
+
+    def _add(self, out: list[Finding], rule: Rule, hand: str | None, line: int, message: str, **kw: object) -> None:
+        out.append(make_finding(rule, self.file, hand, line, message, session=self.name, **kw))  # type: ignore[arg-type]
+
+    def feed(self, result: HandResult) -> list[Finding]:
+        """Check one hand against the session so far; returns the session findings for it."""
+        out: list[Finding] = []
+        hand = result.hand
+        prof = self.profile
+        hid = hand.hand_id
+        seats = {s.player: s for s in hand.seats}
+        if self.ended:
+            self._add(out, Rule.SESSION_LENGTH, hid, hand.line,
+                      "This hand was played after the session was over.", street="forced bets")
+        if self.last is None:
+            if prof.starting_chips is not None and not hand.points_mode and not prof.points_mode:
+                for s in hand.seats:
+                    if s.chips != prof.starting_chips:
+                        self._add(out, Rule.STACK_CONTINUITY, hid, s.line,
+                                  f"{s.player} starts the session with {s.chips} chips; everyone starts with "
+                                  f"{prof.starting_chips}.", player=s.player, expected=prof.starting_chips,
+                                  actual=s.chips, street="forced bets")
+        else:
+            prev = self.last
+            for s in hand.seats:
+                if s.player in self.balances:
+                    want = self.balances[s.player]
+                    if s.chips != want:
+                        self._add(out, Rule.STACK_CONTINUITY, hid, s.line,
+                                  f"{s.player} starts this hand with {s.chips} chips but ended the previous hand "
+                                  f"with {want}.", player=s.player, expected=want, actual=s.chips,
+                                  street="forced bets")
+                elif prof.starting_chips is not None and s.chips != prof.starting_chips and not hand.points_mode:
+                    self._add(out, Rule.STACK_CONTINUITY, hid, s.line,
+                              f"{s.player} joins with {s.chips} chips; everyone starts with {prof.starting_chips}.",
+                              player=s.player, expected=prof.starting_chips, actual=s.chips, street="forced bets")
+            self._check_button(out, prev, result)
+            carried = prev.pot_total if prev.redeal else 0
+            if hand.carried != carried:
+                self._add(out, Rule.REDEAL, hid, hand.carried_line or hand.line,
+                          f"The pot carried over should be {carried}, not {hand.carried}.",
+                          expected=carried, actual=hand.carried, street="forced bets")
+        if not (hand.points_mode or prof.points_mode):
+            floor = prof.ante if prof.ante else 1
+            for p in result.dealt_in:
+                s = seats[p]
+                if s.chips < floor and self.balances.get(p, s.chips) < floor:
+                    self._add(out, Rule.BUSTED_PLAYER, hid, s.line,
+                              f"{p} had {s.chips} chips and could not {'ante' if prof.ante else 'play'}, "
+                              "but was dealt in (no rebuys).", player=p, expected="out of the game",
+                              actual="dealt in", street="forced bets")
+        for p in seats:
+            if p not in self.players:
+                self.players.append(p)
+        for p, chips in result.end_stacks.items():
+            self.balances[p] = chips
+        if hand.points_mode or prof.points_mode:
+            for s in hand.seats:
+                self.balances[s.player] = s.chips + result.points.get(s.player, 0)
+        if not result.redeal:
+            self.hands_played += 1
+        limit = prof.session_hands
+        if limit is not None and self.hands_played > limit and not self.ended:
+            self._add(out, Rule.SESSION_LENGTH, hid, hand.line,
+                      f"This is hand {self.hands_played} of a session of {limit} hands.", expected=limit,
+                      actual=self.hands_played, street="forced bets")
+        if limit is not None and not (hand.points_mode or prof.points_mode) and not result.redeal:
+            floor = prof.ante if prof.ante else 1
+            able = [p for p, c in self.balances.items() if c >= floor]
+            if len(able) <= 1 and self.hands_played <= (limit or 0):
+                self.ended_early = True
+        self.last = result
+        return out
+
+    ended_early = False
+
+    def _check_button(self, out: list[Finding], prev: HandResult, result: HandResult) -> None:
+        hand = result.hand
+        prev_button = prev.hand.button
+        seats = sorted(s.seat for s in hand.seats if not s.sitting_out)
+        if not seats:
+            return
+        if prev.redeal:
+            want = prev_button
+        else:
+            later = [s for s in seats if s > prev_button]
+            want = later[0] if later else seats[0]
+        if hand.button != want:
+            self._add(out, Rule.BUTTON_MOVE, hand.hand_id, hand.line + 1,
+                      f"The button is on seat {hand.button}; it should have "
+                      f"{'stayed on' if prev.redeal else 'moved to'} seat {want}.", expected=want,
+                      actual=hand.button, street="forced bets")
+
+    def after_hand(self, out: list[Finding], result: HandResult) -> None:
+        """Mark the session over when only one player can still play (checked on the next hand)."""
+        if self.ended_early:
+            self.ended = True
+
+    def end(self, block: SessionEnd | None) -> list[Finding]:
+        """The session is over: compare the announced standings with the balances."""
+        out: list[Finding] = []
+        if block is None:
+            return out
+        balances = {p: self.balances.get(p, 0) for p in self.players}
+        ordered = sorted(balances.items(), key=lambda kv: -kv[1])
+        places: dict[str, int] = {}
+        for i, (p, chips) in enumerate(ordered):
+            if i and chips == ordered[i - 1][1]:
+                places[p] = places[ordered[i - 1][0]]
+            else:
+                places[p] = i + 1
+        announced = {s.player: s for s in block.standings}
+        for s in block.standings:
+            if s.player not in balances:
+                self._add(out, Rule.STANDINGS, None, s.line, f"{s.player} is in the standings but never played.",
+                          player=s.player)
+                continue
+            if s.amount != balances[s.player] or s.place != places[s.player]:
+                self._add(out, Rule.STANDINGS, None, s.line,
+                          f"The standings give {s.player} place {s.place} with {s.amount}; the hands give "
+                          f"place {places[s.player]} with {balances[s.player]}.", player=s.player,
+                          expected=f"{places[s.player]}: {balances[s.player]}", actual=f"{s.place}: {s.amount}")
+        for p in self.players:
+            if p not in announced:
+                self._add(out, Rule.STANDINGS, None, block.line, f"{p} is missing from the standings.", player=p,
+                          expected=f"{places[p]}: {balances[p]}", actual="missing")
+        return out
