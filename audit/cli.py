@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -77,9 +76,15 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
         sys.exit(EXIT_FOUND)
 
 
-def _dump(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)
+def _register() -> None:
+    """Commands that live in their own modules (each keeps its heavy imports inside the command)."""
+    from audit import cli_explain, cli_simulate, cli_store
+    for module in (cli_store, cli_explain, cli_simulate):
+        for command in module.COMMANDS:
+            main.add_command(command)
 
+
+_register()
 
 if __name__ == "__main__":  # pragma: no cover
     main()
