@@ -115,7 +115,13 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
                          f"This hand is {game.name}; the audit covers five-card draw only, so it was not checked.",
                          actual=game.name, session=session)
         return Audited([f], session=session, profile=profile.name)
-    result = replay(hand, profile, session, steps)
+    try:
+        result = replay(hand, profile, session, steps)
+    except Exception as exc:  # a log the engine cannot follow must not stop the other hands
+        f = make_finding(Rule.PARSE_ERROR, hand.file, hand.hand_id, hand.line,
+                         f"This hand could not be audited: the replay stopped at an unexpected situation "
+                         f"({type(exc).__name__}: {exc}). Please report it with the hand.", session=session)
+        return Audited([f], session=session, profile=profile.name)
     findings = list(result.findings)
     if tracker is not None:
         findings.extend(tracker.feed(result))
