@@ -280,6 +280,54 @@ def _candidates(line: str) -> tuple[str, ...]:
     return found + (named,) if named else found
 
 
+class LineError(Exception):
+    """A line no terminal matches: where the reading stopped, and why in plain words."""
+
+    def __init__(self, line: int, column: int, what: str) -> None:
+        super().__init__(what)
+        self.line = line
+        self.column = column
+        self.what = what
+
+
+_ACTIONS_HINT = "folds, checks, calls, bets, raises, posts, discards, stands pat, shows, mucks …"
+
+
+def _diagnose(line: str, patterns: list[re.Pattern[str]]) -> tuple[int, str]:
+    """Column (1-based) where ``line`` stops fitting any candidate pattern, and a message for the host.
+
+    Only on the error path: uses the ``regex`` module's partial matching to find the longest prefix of the line
+    that could still become a valid line.
+    """
+    import regex
+    if not patterns:
+        words = line.split(None, 2)
+        if words and words[0].endswith(":") and len(words) > 1 and not words[0][:-1].isdigit():
+            column = line.index(words[1], len(words[0])) + 1
+            return column, f"cannot read this line: {words[1]!r} is not an action ({_ACTIONS_HINT})"
+        return 1, "this is not a line of the house format"
+    best = 0
+    for pattern in patterns:
+        compiled = regex.compile(pattern.pattern)
+        lo, hi = 0, len(line)
+        while lo < hi:  # the longest viable prefix: partial matches are monotone in the prefix length
+            mid = (lo + hi + 1) // 2
+            if compiled.fullmatch(line[:mid], partial=True) is not None:
+                lo = mid
+            else:
+                hi = mid - 1
+        best = max(best, lo)
+    rest = line[best:]
+    start = best
+    if rest[:1].isspace():
+        start += len(rest) - len(rest.lstrip())
+    else:  # point at the start of the word that does not fit
+        while start > 0 and not line[start - 1].isspace():
+            start -= 1
+    word = line[start:].split(" ", 1)[0] or line[start:]
+    return start + 1, f"cannot read this line from {word!r} on"
+
+
 class LineLexer(Lexer):
     """One token per line; the terminal's pattern (from the grammar file) must match the whole line."""
 
@@ -307,7 +355,8 @@ class LineLexer(Lexer):
                     yield Token(name, line, pos, line_no, 1)
                     break
             else:
-                raise UnexpectedCharacters(text, pos, line_no, 1, allowed=None)
+                column, what = _diagnose(line, [self.patterns[n] for n in _candidates(line)])
+                raise LineError(line_no, column, what)
             pos = nl + 1
 
 
@@ -346,6 +395,8 @@ def parse_block(block: RawBlock) -> Block:
     _HOUSE_BUILDER.numbers = block.numbers
     try:
         result = parser.parse(text, start=start)
+    except LineError as exc:
+        return failure(block, exc.line, exc.column, exc.what)
     except UnexpectedInput as exc:
         return _failure_from(block, text, exc)
     if type(result) is Hand:
@@ -364,21 +415,21 @@ def failure(block: RawBlock, index: int, column: int, what: str) -> ParseFailure
                         block.end_line)
 
 
+_LINE_NAMES = {
+    "HAND_LINE": "a 'Hand #' line", "TABLE_LINE": "the table line", "SEAT_LINE": "a seat line",
+    "CARRIED": "the carried pot line", "MARKER": "this street line", "DECK": "the deck line",
+    "SESSION": "a 'Session:' line", "PROFILE": "a 'Profile:' line", "OPTION": "an 'Option:' line",
+    "SESSION_END": "the session end line", "STANDING": "a standings line",
+}
+
+
 def _failure_from(block: RawBlock, text: str, exc: UnexpectedInput) -> ParseFailure:
-    if isinstance(exc, UnexpectedEOF):
-        return failure(block, len(block.lines), len(block.lines[-1]) + 1 if block.lines else 1,
-                       "the hand ends in the middle of a line")
+    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+        last = len(block.lines)
+        return failure(block, last, len(block.lines[-1]) + 1 if block.lines else 1,
+                       "the hand ends too early: its header, table or seat lines are missing")
     line = exc.line if isinstance(exc.line, int) and exc.line > 0 else len(block.lines)
-    column = exc.column if isinstance(exc.column, int) and exc.column > 0 else 1
-    if isinstance(exc, UnexpectedToken) and exc.token.type == "$END":
-        return failure(block, len(block.lines), len(block.lines[-1]) + 1,
-                       "the hand ends too early (its header or seat lines are incomplete)")
-    if isinstance(exc, UnexpectedCharacters):
-        src = block.lines[line - 1] if 0 < line <= len(block.lines) else ""
-        word = src[column - 1:].split(" ", 1)[0]
-        what = f"cannot read this line from {word!r} on"
-    elif isinstance(exc, UnexpectedToken):
-        what = f"did not expect {str(exc.token)!r} here"
-    else:  # pragma: no cover - Lark raises only the kinds above
-        what = "cannot read this line"
-    return failure(block, line, column, what)
+    if isinstance(exc, UnexpectedToken):
+        name = _LINE_NAMES.get(exc.token.type, "this line")
+        return failure(block, line, 1, f"{name} cannot stand here")
+    return failure(block, line, 1, "cannot read this line")  # pragma: no cover - the lexer raises LineError
