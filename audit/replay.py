@@ -140,6 +140,18 @@ class Replay:
         self.big_blind_posted = 0
         self.posted: dict[str, list[Post]] = {}
         self.last_line = hand.line
+        self.pre_bets: dict[str, int] = {}  # live blinds: each player's first-round bet before the action
+        self.last_actor: str | None = None
+        self.next_to_act: str | None = None
+        self.all_checked_first = False
+        self.round_uncalled_settled = False
+        self.uncalled_lines: list[Uncalled] = []
+        self.reshuffled_for: dict[str, bool] = {}
+        self.back_in_stub_drawn: set[str] = set()  # reshuffled cards already drawn again
+        self.stub_is_known_order = False
+        self.drawn_after_reshuffle: set[str] = set()
+        self.shown_cards_all: set[str] = set()  # cards shown so far (site logs: hidden hands)
+        self._draw_closed = False
 
     # ------------------------------------------------------------------ helpers
     def _button_index(self, seats: list[Any]) -> int:
@@ -265,7 +277,6 @@ class Replay:
             pass
         self.record(post.line, _describe_item(post))
 
-    pre_bets: dict[str, int]
 
     def on_noplay(self, item: NoPlay) -> None:
         self.record(item.line, _describe_item(item))
@@ -511,8 +522,6 @@ class Replay:
         self.record(a.line, _describe_item(a), **legal)
         self.after_action(a.line)
 
-    last_actor: str | None = None
-    next_to_act: str | None = None
 
     def judge_turn(self, a: Action) -> None:
         p = a.player
@@ -733,7 +742,6 @@ class Replay:
         self.round = None
         self.last_actor = None
 
-    all_checked_first = False
 
     def settle_uncalled(self, rnd: BettingRound, line: int) -> None:
         top, excess = uncalled(rnd.bets)
@@ -754,8 +762,6 @@ class Replay:
         self.uncalled_lines.append(u)
         self.record(u.line, _describe_item(u))
 
-    round_uncalled_settled = False
-    uncalled_lines: list[Uncalled]
 
     # ------------------------------------------------------------------ parole
     def on_parole(self, item: Parole) -> None:
@@ -787,7 +793,7 @@ class Replay:
     # ------------------------------------------------------------------ the draw
     def end_draw_phase(self, line: int) -> None:
         """Every survivor must have drawn (or stood pat) before the second round."""
-        if getattr(self, "_draw_closed", False):
+        if self._draw_closed:
             return
         self._draw_closed = True
         if self.won_by_fold is not None or self.street not in ("draw",):
@@ -861,7 +867,6 @@ class Replay:
         self.draw_pending[p] = d
         self.record(d.line, _describe_item(d))
 
-    reshuffled_for: dict[str, bool]
 
     def check_draw_limit(self, p: str, d: Discard, count: int) -> None:
         prof = self.profile
@@ -942,8 +947,6 @@ class Replay:
         self.back_in_stub |= listed & self.used
         self.record(r.line, "Dealer reshuffles")
 
-    back_in_stub_drawn: set[str]
-    stub_is_known_order = False
 
     def _next_discard_count(self, r: Reshuffle) -> int | None:
         after = False
@@ -1035,7 +1038,6 @@ class Replay:
                 self.back_in_stub.discard(c)
                 self.back_in_stub_drawn.add(c)
 
-    drawn_after_reshuffle: set[str]
 
     # ------------------------------------------------------------------ show down and awards
     def on_show(self, s: Show) -> None:
@@ -1080,7 +1082,6 @@ class Replay:
         self.shown[p] = s
         self.record(s.line, _describe_item(s))
 
-    shown_cards_all: set[str]
 
     def on_muck(self, m: Muck) -> None:
         if self.street in ("second", "first", "draw"):
@@ -1425,11 +1426,4 @@ def _describe_item(item: Any) -> str:
 
 def replay(hand: Hand, profile: Profile, session: str | None = None, steps: bool = False) -> HandResult:
     """Replay one hand under ``profile``; ``steps=True`` also records every step for ``explain``."""
-    r = Replay(hand, profile, session, steps)
-    r.pre_bets = {}
-    r.reshuffled_for = {}
-    r.uncalled_lines = []
-    r.back_in_stub_drawn = set()
-    r.drawn_after_reshuffle = set()
-    r.shown_cards_all = set()
-    return r.run()
+    return Replay(hand, profile, session, steps).run()
