@@ -1,0 +1,88 @@
+"""The CLI surface of INTERFACE.md: exit statuses, JSON Lines fields, help texts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+from click.testing import CliRunner
+
+from audit.cli import main
+from conftest import AUDIT, SHARED
+
+EDGE = SHARED / "cases" / "edge"
+
+
+def test_clean_file_exits_0() -> None:
+    result = CliRunner().invoke(main, ["check", str(EDGE / "odd-chip-three-way.txt")])
+    assert result.exit_code == 0, result.output
+    assert "1 hand checked in 1 file: 0 violations, 0 warnings, 0 errors" in result.output
+
+
+def test_violation_exits_1_and_json_has_the_fields() -> None:
+    result = CliRunner().invoke(main, ["check", str(EDGE / "reopen-short-not-reopened.txt"), "--format", "json"])
+    assert result.exit_code == 1
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert [(r["hand"], r["rule"], r["player"]) for r in rows] == [("E1b", "RAISE_NOT_REOPENED", "Ana")]
+    for key in ("file", "hand", "rule", "severity", "player", "street", "line", "message", "expected", "actual"):
+        assert key in rows[0]
+    assert rows[0]["line"] == 24
+    assert rows[0]["message"] == ("Ana raised to 11, but the betting was not re-opened for Ana: the bet went up "
+                                  "only 3 since Ana's bet of 4, less than the full raise of 4.")
+
+
+def test_fail_on_never_and_warning() -> None:
+    path = str(EDGE / "reopen-short-not-reopened.txt")
+    assert CliRunner().invoke(main, ["check", path, "--fail-on", "never"]).exit_code == 0
+    assert CliRunner().invoke(main, ["check", path, "--fail-on", "warning"]).exit_code == 1
+
+
+def test_cannot_run_exits_2() -> None:
+    runner = CliRunner()
+    missing = runner.invoke(main, ["check", "no/such/file.txt"])
+    assert missing.exit_code == 2 and "no such file or folder" in missing.output
+    bad_profile = runner.invoke(main, ["check", str(EDGE), "--profile", "poker-night"])
+    assert bad_profile.exit_code == 2 and "unknown profile 'poker-night'" in bad_profile.output
+    bad_option = runner.invoke(main, ["check", str(EDGE), "--option", "draw-limit=7"])
+    assert bad_option.exit_code == 2 and "cannot be '7'" in bad_option.output
+
+
+def test_unknown_option_line_names_the_line(tmp_path: Path) -> None:
+    log = tmp_path / "game.txt"
+    log.write_text("Profile: qdan\nOption: jokers = wild\n\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", str(log)])
+    assert result.exit_code == 2
+    assert f"{log}:2: unknown option 'jokers'" in result.output
+
+
+def test_folder_and_stdin() -> None:
+    result = CliRunner().invoke(main, ["check", str(EDGE), "--format", "json", "--fail-on", "never"])
+    assert result.exit_code == 0
+    text = (EDGE / "reopen-short-not-reopened.txt").read_text(encoding="utf-8")
+    piped = subprocess.run([AUDIT, "check", "-", "--format", "json"], input=text, capture_output=True, text=True)
+    assert piped.returncode == 1 and '"RAISE_NOT_REOPENED"' in piped.stdout
+
+
+def test_python_m_audit_works() -> None:
+    run = subprocess.run([sys.executable, "-m", "audit", "--help"], capture_output=True, text=True)
+    assert run.returncode == 0 and "check" in run.stdout
+
+
+def test_every_command_has_help() -> None:
+    for name, command in main.commands.items():
+        assert command.help and len(command.help) > 20, name
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert param.help, f"{name} {param.name}"
+
+
+def test_check_imports_no_database_libraries() -> None:
+    code = ("import sys; from audit.cli import main\n"
+            "try:\n    main(['check', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('duckdb', 'polars', 'pyarrow') if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code, str(EDGE / "odd-chip-three-way.txt")], capture_output=True,
+                         text=True)
+    assert run.stdout.strip().splitlines()[-1] == "[]"
