@@ -99,7 +99,7 @@ class Discard(NamedTuple):
 
     line: int
     player: str
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count; the name reads best here
     cards: Cards | None
     took: float | None = None
 

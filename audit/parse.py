@@ -394,7 +394,7 @@ def parse_block(block: RawBlock) -> Block:
     parser = house_parser()
     _HOUSE_BUILDER.numbers = block.numbers
     try:
-        result = parser.parse(text, start=start)
+        result: Any = parser.parse(text, start=start)
     except LineError as exc:
         return failure(block, exc.line, exc.column, exc.what)
     except UnexpectedInput as exc:

@@ -148,7 +148,7 @@ def iter_lines(binary: BinaryIO, name: str) -> Iterator[str]:
     """Decode a binary stream into lines without line ends, streaming (memory does not grow with the file)."""
     head = binary.read(4096)
     encoding, skip = _sniff_encoding(head, name)
-    rest = io.BufferedReader(_Prefixed(head[skip:], binary))  # type: ignore[arg-type]
+    rest = io.BufferedReader(_Prefixed(head[skip:], binary))
     stream = io.TextIOWrapper(rest, encoding=encoding, errors="strict", newline=None)
     stream._CHUNK_SIZE = 1 << 16  # type: ignore[attr-defined]
     for line in _checked_lines(stream, name):

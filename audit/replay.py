@@ -1400,7 +1400,7 @@ def _describe_item(item: Any) -> str:
     if t is Post:
         return f"{item.player} posts {item.kind} {item.amount}"
     if t is Marker:
-        return STREET_NAMES.get(item.street, item.street).capitalize()
+        return str(STREET_NAMES.get(item.street, item.street)).capitalize()
     if t is Dealt:
         return f"{item.player} receives {' '.join(c for g in item.groups for c in g)}"
     if t is Discard:
