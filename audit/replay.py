@@ -869,20 +869,22 @@ class Replay:
 
 
     def check_draw_limit(self, p: str, d: Discard, count: int) -> None:
+        """``draw-limit``: at most N cards; under ``3+ace`` one more when the kept cards hold an ace or the joker."""
         prof = self.profile
         limit = prof.draw_limit
-        if prof.draw_limit_ace and count == limit + 1:
+        if prof.draw_limit_ace:
             hand = self.cards.get(p)
             kept = [c for c in hand if d.cards is None or c not in d.cards] if hand else []
             if hand is None or any(c[0] == "A" or c == "Jk" for c in kept):
-                return
-            self.add(Rule.DRAW_LIMIT, d.line, f"{p} drew {count} cards without keeping an ace; the limit is "
-                     f"{limit} (4 only when keeping an ace).", player=p, expected=f"at most {limit}", actual=count)
+                limit += 1
+        if count <= limit:
             return
-        if count > limit + (1 if prof.draw_limit_ace else 0) or (count > limit and not prof.draw_limit_ace):
-            self.add(Rule.DRAW_LIMIT, d.line, f"{p} drew {count} cards; the limit is "
-                     f"{limit + (1 if prof.draw_limit_ace else 0)}.", player=p, expected=f"at most {limit}",
-                     actual=count)
+        why = ""
+        if prof.draw_limit_ace:
+            why = (" (an ace or the joker is kept)" if limit > prof.draw_limit
+                   else f" without an ace or the joker kept ({prof.draw_limit + 1} only when keeping one)")
+        self.add(Rule.DRAW_LIMIT, d.line, f"{p} drew {count} cards; the limit is {limit}{why}.", player=p,
+                 expected=f"at most {limit}", actual=count)
 
     def stub_size(self) -> int:
         if self.stub is not None:

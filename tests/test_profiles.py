@@ -1,0 +1,73 @@
+"""The profile fixtures (qdan, stripped32): every parameter and option, legal and violated, through the CLI.
+
+Each ``fixtures/profiles/<case>.txt`` has a ``<case>.expect.json`` in the shared cases' format:
+``{"profile": ..., "clean": true}`` (no finding of severity violation or error), or
+``{"clean": false, "must_include": [{"hand", "rule", "player"?}], "must_not_include": [rule, ...]}``.
+The judgement is the one of ``shared/tools/run_cases.py``: ``audit check FILE --format json`` in a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "profiles"
+AUDIT = Path(sys.executable).with_name("audit")
+CASES = sorted(p for p in FIXTURES.glob("*.txt") if p.with_suffix(".expect.json").exists())
+
+
+def findings_for(case: Path, profile: str | None) -> list[dict]:
+    cmd = [str(AUDIT), "check", str(case), "--format", "json", "--fail-on", "never"]
+    if profile:
+        cmd += ["--profile", profile]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert run.returncode in (0, 1), f"exit {run.returncode}: {(run.stderr or run.stdout).strip()[-300:]}"
+    return [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+
+
+def judge(expect: dict, found: list[dict]) -> str:
+    """'' when the findings meet the expectation, else what is wrong (as run_cases.py says it)."""
+    if expect.get("clean"):
+        bad = [f for f in found if f.get("severity") in ("violation", "error")]
+        if bad:
+            return "clean case flagged: " + ", ".join(
+                f"{f.get('hand')}:{f.get('rule')}:{f.get('player')} ({f.get('message')})" for f in bad[:4])
+        return ""
+    for want in expect.get("must_include", []):
+        hit = [f for f in found
+               if str(f.get("hand")) == want["hand"] and f.get("rule") == want["rule"]
+               and ("player" not in want or f.get("player") == want["player"])]
+        if not hit:
+            got = sorted({f"{f.get('hand')}:{f.get('rule')}:{f.get('player')}" for f in found})
+            return f"missed {want}; found {got[:8]}"
+    banned = set(expect.get("must_not_include", []))
+    extra = [f.get("rule") for f in found if f.get("rule") in banned]
+    if extra:
+        return f"false findings {sorted(set(extra))}"
+    return ""
+
+
+def test_there_are_fixtures() -> None:
+    assert AUDIT.exists(), f"no audit executable beside {sys.executable}"
+    assert len(CASES) >= 2
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_profile_case(case: Path) -> None:
+    expect = json.loads(case.with_suffix(".expect.json").read_text(encoding="utf-8"))
+    verdict = judge(expect, findings_for(case, expect.get("profile")))
+    assert not verdict, verdict
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_violating_cases_name_a_rule(case: Path) -> None:
+    """Every violating fixture says which rule it breaks, and every clean one names its profile."""
+    expect = json.loads(case.with_suffix(".expect.json").read_text(encoding="utf-8"))
+    assert expect.get("profile")
+    if not expect.get("clean"):
+        assert expect.get("must_include"), "a violating fixture must name the finding it expects"
