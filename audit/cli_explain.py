@@ -1,7 +1,66 @@
-"""Commands of the explain part of the CLI (being written)."""
+"""``audit explain``: one hand (or each) replayed step by step for a dispute (the work is in ``audit.explain``)."""
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-COMMANDS: list[click.Command] = []
+FORMATS = ("text", "json", "html")
+
+
+@click.command()
+@click.argument("path")
+@click.option("--hand", "hand_id", default=None, metavar="ID",
+              help="Explain only the hand with this id (default: every hand of the file).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="text for a terminal; json for one object per hand (JSON Lines, then one per session with "
+                   "its net corrections); html for one self-contained page to open on a phone.")
+@click.option("--lang", type=click.Choice(["es", "en"]), default="en", show_default=True,
+              help="Language of the labels (text and html); the findings stay as the engine writes them.")
+@click.option("--profile", "profile_name", default=None, metavar="NAME",
+              help="Rule profile for files without a 'Profile:' line (home-open, qdan, stripped32, site). "
+                   "A file's own line wins.")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="Override one profile parameter, as an 'Option:' line would.")
+@click.option("--output", "output", default=None, metavar="FILE", type=click.Path(dir_okay=False, writable=True),
+              help="Write to FILE instead of standard output.")
+def explain(path: str, hand_id: str | None, fmt: str, lang: str, profile_name: str | None,
+            options: tuple[str, ...], output: str | None) -> None:
+    """Replay the hands of PATH step by step: stacks and pot after each step, what the rules allowed, the
+    findings where they happened, the pots, who should have received what, and the corrections."""
+    from pathlib import Path
+
+    from audit.errors import InputError, ProfileError
+    from audit.explain import explain_file, render_html, render_json_lines, render_text
+    from audit.profile import load_profile
+
+    profile = load_profile(profile_name or "home-open")
+    pairs = []
+    for o in options:
+        key, sep, value = o.partition("=")
+        if not sep:
+            raise ProfileError(f"--option {o!r}: write it as NAME=VALUE")
+        pairs.append((key.strip(), value.strip()))
+    profile = profile.with_options(pairs)
+    if path != "-" and not Path(path).is_file():
+        raise InputError(f"{path}: no such file" if not Path(path).exists() else f"{path}: not a file")
+    items = explain_file(path, profile, hand_id)
+    if fmt == "html":
+        chunks: list[str] = [render_html(items, lang, source=Path(path).name if path != "-" else "-")]
+    elif fmt == "json":
+        chunks = list(render_json_lines(items))
+    else:
+        chunks = ["\n".join(render_text(items, lang))]
+    text = "".join(chunks)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            with open(output, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise InputError(f"{output}: cannot write ({exc.strerror})") from None
+
+
+COMMANDS: list[click.Command] = [explain]
