@@ -56,7 +56,7 @@ class BettingRound:
     """The state of one betting round and what is legal in it."""
 
     __slots__ = ("bets", "current", "full", "acted", "pending", "last_aggressor", "opener", "raises",
-                 "any_bet", "first_actor", "all_in_short")
+                 "any_bet", "first_actor", "end_line")
 
     def __init__(self, bets: dict[str, int], current: int, full: int) -> None:
         self.bets = bets  # chips each player has in this round
@@ -69,6 +69,7 @@ class BettingRound:
         self.raises = 0  # bets and raises made (fixed-limit cap)
         self.any_bet = current > 0
         self.first_actor: str | None = None
+        self.end_line = 0  # the line that closed the round
 
     def to_call(self, player: str) -> int:
         """Chips the player must add to call."""
@@ -737,6 +738,7 @@ class Replay:
                      f"The {STREET_NAMES[self.street]} ended before {', '.join(waiting)} answered the last bet "
                      f"of {rnd.current}.", player=who, expected=f"{who} to act", actual="the round ended")
         self.settle_uncalled(rnd, line)
+        rnd.end_line = line
         if self.street == "first" and not rnd.any_bet:
             self.all_checked_first = True
         self.round = None
@@ -1190,17 +1192,19 @@ class Replay:
         return any(f.rule == rule.value for f in self.findings)
 
     def check_redeal(self, redeal: bool) -> None:
+        """``all-check = redeal`` (with ``second-round-starts = opener``) and ``openers = jacks``: a first round in
+        which nobody bet ends in a redeal; any other hand must not."""
         prof = self.profile
         first = self.rounds.get("first")
         everyone_checked = first is not None and not first.any_bet and not self.folded
         required = everyone_checked and (prof.all_check_redeal or prof.openers_jacks) and not prof.points_mode
+        line = first.end_line if first is not None and first.end_line else self.hand.end_line
         if redeal and not required:
             self.add(Rule.REDEAL, self.redeal_line, "The hand was redealt although the rules did not call for it.",
                      expected="play on", actual="redeal", street="first")
         elif required and not redeal:
-            self.add(Rule.REDEAL, first.first_line if first is not None and hasattr(first, "first_line")
-                     else self.hand.end_line,
-                     "Everyone checked the first round: the hand should have been redealt with the pot kept.",
+            why = "Nobody opened" if prof.openers_jacks else "Everyone checked the first round"
+            self.add(Rule.REDEAL, line, f"{why}: the hand should have been redealt with the pot kept.",
                      expected="redeal", actual="play went on", street="first")
 
     def check_uncalled(self, due: dict[str, int]) -> None:
