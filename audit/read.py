@@ -7,7 +7,6 @@ file line of every line it keeps, so that a finding can point at the line in the
 from __future__ import annotations
 
 import codecs
-import io
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -21,6 +20,8 @@ from audit.errors import InputError
 MAX_LINE_CHARS = 10_000
 # A hand longer than this many lines is cut off and reported as unreadable (a real hand has under 100).
 MAX_BLOCK_LINES = 2_000
+# Bytes read from a file at a time.
+_CHUNK_BYTES = 1 << 16
 
 _HOUSE = "house"
 _SITE = "site"
@@ -80,6 +81,8 @@ def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
     in_summary = False
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip()
+        if line[:1] == "\ufeff":  # a byte-order mark inside the file: files joined with cat
+            line = line.lstrip("\ufeff")
         if not line:
             if block is not None:
                 yield block
@@ -128,53 +131,61 @@ def _sniff_encoding(head: bytes, name: str) -> tuple[str, int]:
     return "utf-8", 0
 
 
-def _checked_lines(stream: io.TextIOWrapper, name: str) -> Iterator[str]:
-    number = 0
-    try:
-        for line in stream:
-            number += 1
-            if len(line) > MAX_LINE_CHARS:
-                raise InputError(f"{name}:{number}: line is longer than {MAX_LINE_CHARS:,} characters; "
-                                 "this is not a hand history")
-            if "\x00" in line:
-                raise InputError(f"{name}:{number}: this is not a text file (it holds binary data)")
-            yield line
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{name}:{number + 1}: the file is not valid {stream.encoding} text "
-                         f"({exc.reason}); save it as UTF-8 and retry") from None
+def _line_breaks(text: str) -> int:
+    """How many line ends (LF, CRLF or CR) ``text`` holds."""
+    return text.count("\n") + text.count("\r") - text.count("\r\n")
 
 
 def iter_lines(binary: BinaryIO, name: str) -> Iterator[str]:
-    """Decode a binary stream into lines without line ends, streaming (memory does not grow with the file)."""
+    """Decode a binary stream into lines without line ends (LF, CRLF or CR), streaming.
+
+    Memory does not grow with the file: it is decoded a chunk at a time, and a line that grows past
+    ``MAX_LINE_CHARS`` is rejected before it is read any further (a file of one huge line is not read into memory).
+    """
     head = binary.read(4096)
     encoding, skip = _sniff_encoding(head, name)
-    rest = io.BufferedReader(_Prefixed(head[skip:], binary))
-    stream = io.TextIOWrapper(rest, encoding=encoding, errors="strict", newline=None)
-    stream._CHUNK_SIZE = 1 << 16  # type: ignore[attr-defined]
-    for line in _checked_lines(stream, name):
-        yield line.rstrip("\n")
+    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    number = 0  # lines yielded so far
+    pending = ""  # the start of a line whose end has not been read yet
+    data = head[skip:] or binary.read(_CHUNK_BYTES)
+    while True:
+        final = not data
+        try:
+            text = decoder.decode(data, final)
+        except UnicodeDecodeError as exc:
+            good = exc.object[:exc.start].decode(encoding, "replace")
+            where = number + 1 + _line_breaks(pending + good)
+            raise InputError(f"{name}:{where}: the file is not valid {encoding} text ({exc.reason}); "
+                             "save it as UTF-8 and retry") from None
+        if pending:
+            text = pending + text
+        held = ""
+        if "\r" in text:
+            if not final and text.endswith("\r"):
+                text, held = text[:-1], "\r"  # may be the first half of a CRLF split across two chunks
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if "\x00" in text:
+            where = number + 1 + text.count("\n", 0, text.index("\x00"))
+            raise InputError(f"{name}:{where}: this is not a text file (it holds binary data)")
+        lines = text.split("\n")
+        pending = lines.pop() + held
+        for line in lines:
+            number += 1
+            if len(line) > MAX_LINE_CHARS:
+                raise _too_long(name, number)
+            yield line
+        if len(pending) > MAX_LINE_CHARS:
+            raise _too_long(name, number + 1)
+        if final:
+            break
+        data = binary.read(_CHUNK_BYTES)
+    if pending:
+        yield pending
 
 
-class _Prefixed(io.RawIOBase):
-    """A raw stream that first returns ``prefix`` then the rest of ``stream``."""
-
-    def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
-        self._prefix = prefix
-        self._stream = stream
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        if self._prefix:
-            n = min(len(buffer), len(self._prefix))
-            buffer[:n] = self._prefix[:n]
-            self._prefix = self._prefix[n:]
-            return n
-        data = self._stream.read(len(buffer))
-        n = len(data)
-        buffer[:n] = data
-        return n
+def _too_long(name: str, number: int) -> InputError:
+    return InputError(f"{name}:{number}: line is longer than {MAX_LINE_CHARS:,} characters; "
+                      "this is not a hand history")
 
 
 def read_blocks(path: str | os.PathLike[str], display: str | None = None) -> Iterator[RawBlock]:
@@ -194,7 +205,8 @@ def read_blocks(path: str | os.PathLike[str], display: str | None = None) -> Ite
 
 def read_text_blocks(text: str, file: str = "<text>") -> Iterator[RawBlock]:
     """Blocks of a string already decoded (tests, notebooks)."""
-    return split_blocks(text.lstrip("\ufeff").splitlines(), file)
+    lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return split_blocks(lines, file)  # the same line ends as a file (not str.splitlines's \f, \x85 …)
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:
