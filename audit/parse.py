@@ -26,6 +26,10 @@ from audit.read import RawBlock
 from audit.resources import data_dir
 
 _CARD_FIX = {"10": "T"}
+# A number longer than this is refused (a PARSE_ERROR) before it is read: Python will not even convert a string
+# of 4,300 digits to an int, and sums of such amounts would break every message that prints them.
+MAX_NUMBER_DIGITS = 100
+_LONG_NUMBER = re.compile(r"\b\d{%d}" % (MAX_NUMBER_DIGITS + 1))
 _INT = re.compile(r"\d+")
 
 
@@ -381,6 +385,10 @@ def _hand_id_guess(block: RawBlock) -> str | None:
 
 def parse_block(block: RawBlock) -> Block:
     """A block of lines → ``Hand`` / ``Preamble`` / ``SessionEnd``, or a ``ParseFailure``."""
+    text = block.text()
+    long_number = _LONG_NUMBER.search(text)
+    if long_number is not None:
+        return _long_number_failure(block, long_number)
     if block.kind == "site":
         from audit.site import parse_site_block
         return parse_site_block(block)
@@ -390,7 +398,6 @@ def parse_block(block: RawBlock) -> Block:
     if block.too_long:
         return failure(block, len(block.lines), 1,
                        f"the hand is longer than {len(block.lines):,} lines; the rest was not read")
-    text = block.text()
     parser = house_parser()
     _HOUSE_BUILDER.numbers = block.numbers
     try:
@@ -402,6 +409,15 @@ def parse_block(block: RawBlock) -> Block:
     if type(result) is Hand:
         return result._replace(file=block.file)
     return result  # type: ignore[no-any-return]
+
+
+def _long_number_failure(block: RawBlock, found: re.Match[str]) -> ParseFailure:
+    text = found.string
+    index = text.count("\n", 0, found.start()) + 1
+    column = found.start() - text.rfind("\n", 0, found.start())
+    return failure(block, index, column,
+                   f"a number of more than {MAX_NUMBER_DIGITS} digits cannot be read (no amount, seat or count "
+                   "is that long)")
 
 
 def failure(block: RawBlock, index: int, column: int, what: str) -> ParseFailure:
