@@ -191,8 +191,8 @@ def test_table_events() -> None:
     others = [e for e in first.body if type(e) is Event and e.kind != "summary"]
     assert others == [Event(242, "Gemma702", "other", "was removed from the table for failing to post"),
                       Event(252, "Jana50", "joins", "joins the table at seat #5")]
-    walked = by_id("63823205441")
-    assert Event(19, "Player2", "other", "doesn't show hand") in walked.body
+    folded = by_id("63823205441")
+    assert Event(19, "Player2", "other", "doesn't show hand") in folded.body
 
 
 # ---- other games: a Hand naming the game (the engine reports UNSUPPORTED_GAME), never an exception ------
@@ -268,11 +268,21 @@ def _nl_with(old: str, new: str) -> Hand | ParseFailure:
 
 @needs_real
 @pytest.mark.parametrize("old, new, line, column, what", [
-    ("Hero: discards 1 card [4c]", "Hero: discards 2 cards []", 19, 7, "cannot read this line from 'discards'"),
-    ("Hero: checks", "Hero: dances", 17, 1, "cannot read this line"),
-    ("$0.95 from", "$0.955 from", 26, 19, "'$0.955' is not an amount in cents"),
-    ("Total pot $1 |", "Total pot $1 | Jackpot $1 |", 28, 1, "cannot read this line"),
-    ("Player4: shows [6d Js As Jd 6c]", "Player4: shows [6d Js As Jd 1c]", 24, 10, "cannot read"),
+    ("Hero: discards 1 card [4c]", "Hero: discards 2 cards []", 19, 24,
+     "cannot read this 'discards' line from '[]' on"),
+    ("Hero: checks", "Hero: dances", 17, 1, "cannot read this line: it is not a line of the site's"),
+    ("Player4: calls $0.25", "Player4: calls", 16, 15, "the 'calls' line stops short"),
+    ("Player4: calls $0.25", "Player4: calls $0.25 and is allin", 16, 29, "from 'allin' on"),
+    ("$0.95 from", "$0.955 from", 26, 19, "'$0.955' is not a currency amount"),
+    ("Total pot $1 |", "Total pot $1 | Jackpot $1 |", 28, 16, "cannot read the 'Total pot' line from 'Jackpot'"),
+    ("Player4: shows [6d Js As Jd 6c]", "Player4: shows [6d Js As Jd 1c]", 24, 29, "from '1c]' on"),
+    ("*** DEALING HANDS ***", "*** DEALING CARDS ***", 11, 13, "cannot read a street line from 'CARDS' on"),
+    ("Table 'Table VI'", "Tablet 'x'", 2, 1, "not a line of the site's hand histories"),
+    ("Seat 1: Player1", "Player1: folds\nSeat 1: Player1", 3, 1,
+     "a seat line ('Seat 1: <player> ($1.52 in chips)') must come right after the table line"),
+    ("Seat 2: Player2 ($7.50 in chips)", "Player2: folds\nSeat 2: Player2 ($7.50 in chips)", 5, 1,
+     "a seat line cannot stand here"),
+    ("Dealt to Hero", "Seat 6: Late ($1 in chips)\nDealt to Hero", 12, 1, "a seat line cannot stand here"),
 ])
 def test_unreadable_line_in_five_card_draw(old: str, new: str, line: int, column: int, what: str) -> None:
     result = _nl_with(old, new)
@@ -313,7 +323,7 @@ def test_single_lines() -> None:
                       "a collected €1.50 from side pot-2\n"
                       "b: raises €1 to €1.50 and has reached the €1.50 cap\n"
                       "Dealt to a [] [2c 3c 4c 5c 7d]\n"
-                      "a: bets $12 and is all-in\n")
+                      "a: bets €12 and is all-in\n")
     assert isinstance(hand, Hand)
     assert hand.game == Game("5 Card Draw", "no-limit", 25, 50, "EUR")
     assert hand.seats[1] == Seat(4, 2, "b", 505, True)
@@ -331,10 +341,12 @@ def test_amounts_are_exact() -> None:
     assert to_amount("$18.10", True) == 1810
     assert to_amount("$0.1", True) == 10
     assert to_amount("$1,234.56", True) == 123456
+    assert to_amount("€1", True) == 100
     assert to_amount("1500", False) == 1500
-    for bad in ("$1.234", "$.5", "$1.", "1.2.3", ""):
+    for bad in ("$1.234", "$.5", "$1.", "$1.2.3", "", "$", "1.50"):  # a currency amount carries its sign
         assert to_amount(bad, True) is None
-    assert to_amount("1.5", False) is None
+    for bad in ("1.5", "$15", ""):
+        assert to_amount(bad, False) is None
     # no float on the way: 0.29 would be 28 through int(float * 100)
     assert to_amount("$0.29", True) == 29 and to_amount("$1.15", True) == 115
 
@@ -348,3 +360,36 @@ def test_parse_block_dispatches_here() -> None:
 
 def test_grammar_builds_in_strict_mode() -> None:
     assert site_parser(strict=True) is not site_parser()
+
+
+def test_other_sites_and_wrong_signs() -> None:
+    ft = one("Full Tilt Poker Game #1: Table T - $0.10/$0.20 - Limit 5 Card Draw - 1:00:00 ET - 2010/11/28\n")
+    assert isinstance(ft, ParseFailure) and "Full Tilt Poker hand histories are not read yet" in ft.message
+    dollars_in_play_money = one("PokerStars Game #8:  5 Card Draw Limit (10/20) - 2013/03/04 5:06:07 ET\n"
+                                "Table 'T' Seat #1 is the button\nSeat 1: a ($15 in chips)\n")
+    assert isinstance(dollars_in_play_money, ParseFailure)
+    assert dollars_in_play_money.column == 12 and "'$15' is not a whole number of chips" in dollars_in_play_money.message
+
+
+@needs_real
+def test_mangled_hands_never_raise() -> None:
+    """Cut, doubled or garbled lines anywhere in a real hand: a Hand or a ParseFailure, never an exception."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    lines = (STARS / "5-Carddraw-FL-USD-0.10-0.20-201106.sidepot.txt").read_text(encoding="utf-8-sig").splitlines()
+    lines = [line for line in lines if line.strip()]
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.integers(0, len(lines) - 1), st.integers(0, 80), st.text(max_size=6), st.booleans())
+    def check(index: int, cut: int, junk: str, double: bool) -> None:
+        mangled = list(lines)
+        line = mangled[index]
+        mangled[index] = line[:cut] + junk + line[cut + len(junk):]
+        if double:
+            mangled.insert(index, mangled[index])
+        for block in read_text_blocks("\n".join(mangled)):
+            if block.kind == "site":
+                assert isinstance(parse_site_block(block), (Hand, ParseFailure))
+
+    check()
