@@ -910,10 +910,11 @@ vertical-align:middle}
 @media (min-width:600px){.table-wrap{aspect-ratio:16/10}}
 .felt{position:absolute;left:11%;right:11%;top:15%;bottom:15%;border-radius:50%/50%;
 background:radial-gradient(ellipse at center,#2c8a58 0%,var(--felt) 70%);border:7px solid var(--felt-edge);
-box-shadow:inset 0 0 18px rgba(0,0,0,.45);display:flex;align-items:center;justify-content:center;
-flex-direction:column;color:#fff;text-align:center;padding:8px}
-.felt .pot-total{font-size:1.25rem;font-weight:700}
-.felt .pot-line{font-size:.72rem;opacity:.92;max-width:46%;overflow-wrap:anywhere}
+box-shadow:inset 0 0 18px rgba(0,0,0,.45)}
+.pot-label{position:absolute;left:50%;top:41%;transform:translate(-50%,-50%);width:32%;color:#fff;
+text-align:center;line-height:1.2}
+.pot-label .pot-total{font-size:1.2rem;font-weight:700}
+.pot-label .pot-line{font-size:.72rem;opacity:.92;overflow-wrap:anywhere}
 .seat{position:absolute;transform:translate(-50%,-50%);min-width:27%;max-width:48%;white-space:nowrap;background:#fff;
 border:1px solid #c9ccd1;border-radius:10px;padding:4px 5px;text-align:center;font-size:.78rem;line-height:1.25;
 box-shadow:0 1px 2px rgba(0,0,0,.2)}
@@ -951,6 +952,7 @@ ol.steps li.flagged{background:var(--bad-bg);border-left:4px solid var(--bad)}
 .stacks .moved{color:var(--ink);font-weight:600}
 .finding{margin:5px 0 2px 3.2em;padding:6px 8px;border-radius:6px;background:#fff;border:1px solid #f2b8b5;
 font-size:.85rem}
+section.session .finding,section.hand>.finding{margin-left:0}
 .finding .rule{font-weight:700;color:var(--bad)}
 .finding .ea{display:block;color:var(--muted);font-size:.78rem}
 .scroll{overflow-x:auto}
@@ -988,6 +990,9 @@ def render_html(items: Iterable[Explained], lang: str = "en", source: str = "") 
     parts.append(f"<h1>{_e(label(lang, 'title'))}</h1>\n")
     if source:
         parts.append(f'<p class="meta">{_e(label(lang, "file"))}: {_e(source)}</p>\n')
+    for item in all_items:  # a session's net corrections first: that is what the table settles
+        if isinstance(item, SessionExplanation):
+            parts.append(_session_html(item, lang))
     if len(hands) > 1:
         parts.append(f'<nav class="hands" aria-label="{_e(label(lang, "jump"))}"><ul>')
         for i, h in enumerate(hands):
@@ -995,13 +1000,8 @@ def render_html(items: Iterable[Explained], lang: str = "en", source: str = "") 
             parts.append(f'<li><a{cls} href="#{_anchor(h, i)}">#{_e(h.hand or "?")}'
                          f"{' · ' + str(len(h.findings)) if h.findings else ''}</a></li>")
         parts.append("</ul></nav>\n")
-    n = 0
-    for item in all_items:
-        if isinstance(item, SessionExplanation):
-            parts.append(_session_html(item, lang))
-        else:
-            parts.append(_hand_html(item, lang, _anchor(item, n)))
-            n += 1
+    for n, hand in enumerate(hands):
+        parts.append(_hand_html(hand, lang, _anchor(hand, n)))
     parts.append('<footer>audit explain</footer>\n</main>\n</body>\n</html>\n')
     return "".join(parts)
 
@@ -1036,6 +1036,8 @@ def _session_html(s: SessionExplanation, lang: str) -> str:
             out.append(f'<tr><td data-label="{_e(label(lang, "player"))}">{_e(party_name(p, lang))}</td>'
                        f'<td class="num" data-label="{_e(label(lang, "difference"))}">{d:+d}</td></tr>')
         out.append(f'</tbody></table></div><p class="legend">{_e(label(lang, "diff_legend"))}</p>')
+    if s.findings:
+        out.append(f"<h3>{_e(label(lang, 'findings'))}</h3>")
     for f in s.findings:
         out.append(_finding_html(f, lang))
     out.append("</section>\n")
@@ -1060,7 +1062,7 @@ def _table_html(h: HandExplanation, lang: str) -> str:
     s = h.settlement
     out = ['<div class="table-wrap">']
     total = sum(p["amount"] for p in h.pots)
-    out.append('<div class="felt">')
+    out.append('<div class="felt"></div><div class="pot-label">')
     out.append(f'<div class="pot-total">{_e(label(lang, "pot").capitalize())} {total}</div>')
     if len(h.pots) == 1:
         winners = ", ".join(h.pots[0]["winners"]) or label(lang, "nobody")
