@@ -1,7 +1,45 @@
-"""Commands of the simulate part of the CLI (being written)."""
+"""``audit simulate``: write simulated sessions of legal play (for tests, benchmarks and demos)."""
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-COMMANDS: list[click.Command] = []
+
+@click.command()
+@click.option("--profile", "profile_name", default="home-open", show_default=True, metavar="NAME",
+              help="Rule profile to play (the simulator plays home-open; other profiles as they are added).")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="Override one profile parameter (written as an 'Option:' line in each session).")
+@click.option("--sessions", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Number of sessions (each up to the profile's session length).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Random seed: the same seed always gives the same bytes.")
+@click.option("--output", "output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write to FILE instead of standard output.")
+def simulate(profile_name: str, options: tuple[str, ...], sessions: int, seed: int, output: str | None) -> None:
+    """Play SESSIONS sessions of random legal hands and print them in the house format."""
+    from audit.errors import ProfileError
+    from audit.simulate import Simulator
+
+    pairs: list[tuple[str, str]] = []
+    for o in options:
+        key, sep, value = o.partition("=")
+        if not sep:
+            raise ProfileError(f"--option {o!r}: write it as NAME=VALUE")
+        pairs.append((key.strip(), value.strip()))
+    sim = Simulator(profile_name, seed, pairs)  # refuses a profile it cannot play before any output
+    stream = (sim.session(i) for i in range(sessions))
+    if output is None:
+        out = sys.stdout
+        for i, s in enumerate(stream):
+            out.write(("\n" if i else "") + s.text)
+        out.flush()
+        return
+    with open(output, "w", encoding="utf-8", newline="\n") as handle:
+        for i, s in enumerate(stream):
+            handle.write(("\n" if i else "") + s.text)
+
+
+COMMANDS: list[click.Command] = [simulate]
