@@ -21,7 +21,7 @@ def check_paths(paths: list[str], profile: Profile, fmt: str, out: TextIO) -> in
     for file in files:
         current_hand: str | None = None
         for audited in audit_file(file, profile):
-            if audited.result is not None or audited.failure is not None:
+            if audited.hand is not None or audited.failure is not None:
                 hands += 1
             for f in audited.findings:
                 worst = max(worst, SEVERITY_RANK[f.severity])

@@ -28,6 +28,7 @@ class Audited:
     block: RawBlock | None = None
     session: str | None = None
     profile: str | None = None
+    hand: Hand | None = None  # the hand read (also when it was not replayed: an unsupported game)
 
 
 @dataclass
@@ -121,11 +122,11 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
         f = make_finding(Rule.PARSE_ERROR, hand.file, hand.hand_id, hand.line,
                          f"This hand could not be audited: the replay stopped at an unexpected situation "
                          f"({type(exc).__name__}: {exc}). Please report it with the hand.", session=session)
-        return Audited([f], session=session, profile=profile.name)
+        return Audited([f], session=session, profile=profile.name, hand=hand)
     findings = list(result.findings)
     if tracker is not None:
         findings.extend(tracker.feed(result))
         tracker.after_hand(findings, result)
     findings.sort(key=lambda f: f.line)
     result.findings = findings
-    return Audited(findings, result=result, session=session, profile=profile.name)
+    return Audited(findings, result=result, session=session, profile=profile.name, hand=hand)

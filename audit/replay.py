@@ -153,6 +153,7 @@ class Replay:
         self.drawn_after_reshuffle: set[str] = set()
         self.shown_cards_all: set[str] = set()  # cards shown so far (site logs: hidden hands)
         self._draw_closed = False
+        self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
 
     # ------------------------------------------------------------------ helpers
     def _button_index(self, seats: list[Any]) -> int:
@@ -261,9 +262,23 @@ class Replay:
             self.add(Rule.SEAT_COUNT, self.hand.line,
                      f"{n} players were dealt in; this game is for {prof.min_players} to {prof.max_players}.",
                      expected=f"{prof.min_players}-{prof.max_players}", actual=n, street="pre")
+        if prof.points_mode != self.hand.points_mode and self.hand.dialect == "house":
+            line = self.hand.seats[0].line if self.hand.seats else self.hand.line
+            if prof.points_mode:
+                msg = "This game is played without bets ('mode = points'), but the seat lines count chips."
+            else:
+                msg = "The seat lines count points, but this game is played for chips (no 'mode = points')."
+            self.add(Rule.POINTS, line, msg, expected="points" if prof.points_mode else "chips",
+                     actual="points" if self.hand.points_mode else "chips", street="pre")
 
     def on_post(self, post: Post) -> None:
         p = post.player
+        if self.points_mode:
+            rule = Rule.ANTE_WRONG if post.kind == "ante" else Rule.BLIND_WRONG
+            self.add(rule, post.line, f"{p} posted {post.amount}, but a game without bets has no forced bets.",
+                     player=p, expected="no forced bet", actual=post.amount)
+            self.record(post.line, _describe_item(post))
+            return
         if p in self.sitting_out or p not in self.in_hand:
             rule = Rule.ANTE_WRONG if post.kind == "ante" else Rule.BLIND_WRONG
             self.add(rule, post.line, f"{p} posted but is not dealt in this hand.", player=p)
@@ -285,7 +300,7 @@ class Replay:
     def check_forced_bets(self, line: int) -> None:
         """At the deal: antes and blinds as the profile requires."""
         prof = self.profile
-        if prof.points_mode or self.hand.points_mode:
+        if self.points_mode:
             return
         ante = prof.ante
         if ante:
@@ -318,6 +333,10 @@ class Replay:
         if street == "deal":
             self.check_forced_bets(m.line)
             self.street = "deal"
+        elif street in ("first", "second") and self.points_mode:
+            self.add(Rule.ACTION_NOT_ALLOWED, m.line, "A game without bets has no betting rounds.",
+                     expected="the draw", actual=f"the {STREET_NAMES[street]}", street=street)
+            self.street = "deal" if street == "first" else "draw"
         elif street in ("first", "second"):
             self.close_round(m.line)
             if street == "second" and self.street in ("first", "deal"):
@@ -449,12 +468,8 @@ class Replay:
         prof = self.profile
         rule = prof.first_round_starts if street == "first" else prof.second_round_starts
         if rule == "left-of-last-blind":
-            blinds = [p for p in self.order if any(x.kind in ("small", "big", "over", "both")
-                                                   for x in self.posted.get(p, []))]
-            if blinds:
-                # the last blind clockwise from the button
-                ring = self.left_of_button()
-                last = max(blinds, key=lambda q: ring.index(q))
+            last = self.last_blind()
+            if last is not None:
                 start = self.order.index(last) + 1
             else:
                 start = self.button_index + 1
@@ -468,6 +483,20 @@ class Replay:
             if self.can_act(p):
                 return p
         return None
+
+    _BLIND_RANK = {"small": 1, "both": 2, "big": 2, "over": 3}
+
+    def last_blind(self) -> str | None:
+        """The player who posted the largest positional blind (over > big > small); among several posts of that
+        kind (a newcomer's entry post), the first clockwise from the button."""
+        ring = self.left_of_button()
+        best: tuple[int, int] | None = None
+        who: str | None = None
+        for p in ring:
+            rank = max((self._BLIND_RANK.get(x.kind, 0) for x in self.posted.get(p, [])), default=0)
+            if rank and (best is None or rank > best[0]):
+                best, who = (rank, ring.index(p)), p
+        return who
 
     def expected_actor(self, after: str | None) -> str | None:
         rnd = self.round
@@ -483,6 +512,11 @@ class Replay:
 
     def on_action(self, a: Action) -> None:
         p = a.player
+        if self.points_mode:
+            self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} {_describe_item(a).split(' ', 1)[1]}, but a game without "
+                     "bets has no betting.", player=p, expected="no betting", actual=a.kind)
+            self.record(a.line, _describe_item(a))
+            return
         if self.street in ("pre", "deal"):
             self.open_round("first", a.line)
         elif self.street == "draw" and self.round is None or self.street == "draw":
@@ -803,6 +837,8 @@ class Replay:
                 self.close_round(line)
             return
         for p, d in self.draw_pending.items():
+            if d.cards is None:
+                continue  # a site log shows only the hero's new cards
             self.add(Rule.DRAW_COUNT, d.line, f"{p} discarded but received no cards.", player=p, street="draw")
         self.draw_pending.clear()
         if self.known_cards:
@@ -1137,11 +1173,12 @@ class Replay:
         for pot in pots_built:
             winners = self.pot_winners(pot, showdown_players, parole)
             awards = split(pot.amount, winners, odd_order) if winners else {}
-            for w, amt in awards.items():
-                should[w] = should.get(w, 0) + amt
             results.append(PotResult(name=pot.name, amount=pot.amount, eligible=list(pot.eligible),
                                      winners=list(winners), awards=awards, collected={}))
         self.check_awards(results, parole)
+        for r in results:
+            for w, amt in r["awards"].items():
+                should[w] = should.get(w, 0) + amt
         received: dict[str, int] = {}
         for c in self.collected:
             received[c.player] = received.get(c.player, 0) + c.amount
@@ -1170,7 +1207,7 @@ class Replay:
                          f"{collected_total} collected.", expected=self.summary.total - rake,
                          actual=collected_total, street="summary")
         self.check_show_order(live)
-        if prof.points_mode or hand.points_mode:
+        if self.points_mode:
             self.check_points(live)
         end = {p: self.start[p] - self.contrib.get(p, 0) for p in self.start}
         for c in self.collected:
@@ -1197,7 +1234,7 @@ class Replay:
         prof = self.profile
         first = self.rounds.get("first")
         everyone_checked = first is not None and not first.any_bet and not self.folded
-        required = everyone_checked and (prof.all_check_redeal or prof.openers_jacks) and not prof.points_mode
+        required = everyone_checked and (prof.all_check_redeal or prof.openers_jacks) and not self.points_mode
         line = first.end_line if first is not None and first.end_line else self.hand.end_line
         if redeal and not required:
             self.add(Rule.REDEAL, self.redeal_line, "The hand was redealt although the rules did not call for it.",
@@ -1293,8 +1330,21 @@ class Replay:
                              f"After the parole {p} should have received {want.get(p, 0)}, not {totals.get(p, 0)}.",
                              player=p, expected=want.get(p, 0), actual=totals.get(p, 0))
             return
+        if self.profile.rake_allowed:
+            self.take_rake(results)
         for r in results:
             self.judge_pot(r)
+
+    def take_rake(self, results: list[PotResult]) -> None:
+        """Where the house may rake, what a pot paid short of its amount is its rake: the winners share the
+        rest. Whether the rakes add up to the summary's rake is the conservation check's business."""
+        order = odd_chip_order(self.order, self.button_index)
+        for r in results:
+            taken = r["amount"] - sum(r["collected"].values())
+            if 0 < taken <= r["amount"]:
+                r["rake"] = taken
+                if r["winners"]:
+                    r["awards"] = split(r["amount"] - taken, r["winners"], order)
 
     def judge_pot(self, r: PotResult) -> None:
         name = "the pot" if r["name"] == "pot" else ("the main pot" if r["name"] == "main"
@@ -1304,6 +1354,7 @@ class Replay:
         lines: dict[str, int] = r.get("lines", {})
         line = min(lines.values()) if lines else self.hand.end_line
         total = sum(got.values())
+        payable = r["amount"] - r.get("rake", 0)
         paid_wrong = [p for p in got if got[p] > 0 and p not in awards]
         if not r["winners"] and r["eligible"]:
             return  # cards unknown (site logs): nothing to judge
@@ -1317,11 +1368,11 @@ class Replay:
         if paid_wrong:
             return
         for w in missing:
-            if total != r["amount"] or len(awards) == 1:
-                self.add(Rule.POT_WINNER if total == r["amount"] else Rule.POT_AMOUNT, line,
+            if total != payable or len(awards) == 1:
+                self.add(Rule.POT_WINNER if total == payable else Rule.POT_AMOUNT, line,
                          f"{w} won {name} ({awards[w]}) but collected nothing from it.", player=w,
                          expected=awards[w], actual=0, street="showdown")
-        if total != r["amount"]:
+        if total != payable:
             self.add(Rule.POT_AMOUNT, line,
                      f"{name[0].upper() + name[1:]} was {r['amount']}, but {total} was collected from it.",
                      player=None if len(got) != 1 else next(iter(got)), expected=r["amount"], actual=total,
