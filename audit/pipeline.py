@@ -115,7 +115,7 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
         f = make_finding(Rule.UNSUPPORTED_GAME, hand.file, hand.hand_id, hand.line,
                          f"This hand is {game.name}; the audit covers five-card draw only, so it was not checked.",
                          actual=game.name, session=session)
-        return Audited([f], session=session, profile=profile.name)
+        return Audited([f], session=session, profile=profile.name, hand=hand)
     try:
         result = replay(hand, profile, session, steps)
     except Exception as exc:  # a log the engine cannot follow must not stop the other hands

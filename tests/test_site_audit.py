@@ -25,7 +25,7 @@ def test_every_other_game_hand_is_unsupported_and_named() -> None:
     assert {f["rule"] for f in found} == {"UNSUPPORTED_GAME"}
     assert len(found) == 6
     messages = " ".join(str(f["message"]) for f in found)
-    for game in ("Badugi", "Triple Draw 2-7 Lowball", "2-7 Single Draw"):
+    for game in ("Badugi", "Triple Draw 2-7 Lowball", "Single Draw 2-7 Lowball"):
         assert game in messages
 
 
