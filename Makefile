@@ -14,7 +14,15 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-test: $(STAMP)
+BROWSER_STAMP := $(VENV)/.browser
+
+# The HTML page of `audit explain` is tested in a real headless Chromium (Debian's package, no download of a
+# browser build of its own).
+$(BROWSER_STAMP): scripts/install-browser.sh
+	bash scripts/install-browser.sh
+	touch $(BROWSER_STAMP)
+
+test: $(STAMP) $(BROWSER_STAMP)
 	$(BIN)/python -m pytest -q
 	$(BIN)/mypy
 
