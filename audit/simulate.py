@@ -433,7 +433,10 @@ class _Hand:
             return "check", 0
         pot = self.pot_now()
         price = owed / (pot + owed)
-        if stack > owed and rnd.may_raise(p) and self.max_to(p, rnd) > rnd.current \
+        # a raise only when someone else could put in more than the bet (never a raise nobody can call)
+        contested = any(q != p and self.can_act(q) and rnd.bets.get(q, 0) + self.stack[q] > rnd.current
+                        for q in self.order)
+        if contested and stack > owed and rnd.may_raise(p) and self.max_to(p, rnd) > rnd.current \
                 and rng.random() < style.aggression * v * 1.1 + 0.04:
             to = self.size(p, rnd, v, style)
             if to is not None:
