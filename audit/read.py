@@ -142,12 +142,12 @@ def iter_lines(binary: BinaryIO, name: str) -> Iterator[str]:
     Memory does not grow with the file: it is decoded a chunk at a time, and a line that grows past
     ``MAX_LINE_CHARS`` is rejected before it is read any further (a file of one huge line is not read into memory).
     """
-    head = binary.read(4096)
+    head = _read(binary, 4096, name)
     encoding, skip = _sniff_encoding(head, name)
     decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
     number = 0  # lines yielded so far
     pending = ""  # the start of a line whose end has not been read yet
-    data = head[skip:] or binary.read(_CHUNK_BYTES)
+    data = head[skip:] or _read(binary, _CHUNK_BYTES, name)
     while True:
         final = not data
         try:
@@ -178,9 +178,17 @@ def iter_lines(binary: BinaryIO, name: str) -> Iterator[str]:
             raise _too_long(name, number + 1)
         if final:
             break
-        data = binary.read(_CHUNK_BYTES)
+        data = _read(binary, _CHUNK_BYTES, name)
     if pending:
         yield pending
+
+
+def _read(binary: BinaryIO, size: int, name: str) -> bytes:
+    """The next bytes of the file; a read error (a failing disk, a dropped share) is a clear InputError."""
+    try:
+        return binary.read(size)
+    except OSError as exc:
+        raise InputError(f"{name}: cannot be read ({exc.strerror or exc})") from None
 
 
 def _too_long(name: str, number: int) -> InputError:
