@@ -1,0 +1,149 @@
+"""The rule fixtures: every `fixtures/rules/*.txt` and `fixtures/tda/*.txt` beside its `.expect.json`, run through
+the real CLI (`audit check FILE --format json --fail-on never [--profile P]`) and judged as
+`shared/tools/run_cases.py` judges a case:
+
+- `{"clean": true}`: no finding of severity violation or error;
+- `{"clean": false, "must_include": [{"hand", "rule", ["player"]}], "must_not_include": [rule, ...]}`: every wanted
+  finding is there (same hand, rule and, when given, player) and no finding of a banned rule.
+
+One addition, stricter than run_cases.py and only where it cannot contradict it: a clean case may also carry
+`must_not_include`, and those rules must not appear at any severity. A near miss (`<RULE>-miss`) uses it to say
+that its own rule, a warning included, is not raised.
+
+`fixtures/rules/` holds, for each rule of the home-open profile, a hit (`<RULE>-hit`) and the closest legal
+situation (`<RULE>-miss`); `fixtures/tda/` holds the seed 000 worked example and the TDA 2024 examples on minimum
+raises (Rule 43) and re-opening the betting (Rule 47-A).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+AUDIT = Path(sys.executable).with_name("audit")
+RULES_DIR = ROOT / "fixtures" / "rules"
+TDA_DIR = ROOT / "fixtures" / "tda"
+CASES = sorted(p for d in (RULES_DIR, TDA_DIR) for p in d.glob("*.txt"))
+
+# The rule ids of shared/spec/RULES.md that apply to the home-open profile.
+HOME_OPEN_RULES = [
+    "PARSE_ERROR", "UNKNOWN_PLAYER", "SEAT_COUNT", "BUTTON_MOVE", "STACK_CONTINUITY", "BUSTED_PLAYER",
+    "SESSION_LENGTH", "STANDINGS", "ANTE_WRONG", "BLIND_WRONG", "CARD_DUPLICATE", "CARD_NOT_IN_DECK", "DEAL_COUNT",
+    "DEAL_ORDER", "ACTION_OUT_OF_TURN", "ACTION_NOT_ALLOWED", "CALL_AMOUNT", "BET_BELOW_MIN", "RAISE_BELOW_MIN",
+    "RAISE_NOT_REOPENED", "BET_OVER_STACK", "ALL_IN_FLAG", "AMOUNT_NOTATION", "ROUND_INCOMPLETE", "DRAW_COUNT",
+    "DRAW_ORDER", "RESHUFFLE", "STUB_CARD", "SHOW_ORDER", "SHOWN_CARDS", "HAND_DESCRIPTION", "POT_WINNER",
+    "POT_AMOUNT", "ODD_CHIP", "UNCALLED_BET", "CHIPS_NOT_CONSERVED", "RAKE", "SUMMARY_TOTAL", "BET_UNIT",
+    "DRAW_LIMIT", "TIME_LIMIT",
+]
+# home-open's bet unit is 1: every whole amount is a multiple, so BET_UNIT can only have a near miss.
+MISS_ONLY = {"BET_UNIT"}
+
+
+def findings_for(case: Path, profile: str | None) -> tuple[list[dict], str]:
+    """Run the CLI on one case; the findings (JSON Lines) or why they could not be had."""
+    cmd = [str(AUDIT), "check", str(case), "--format", "json", "--fail-on", "never"]
+    if profile:
+        cmd += ["--profile", profile]
+    try:
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return [], f"did not run: {exc}"
+    if run.returncode not in (0, 1):
+        return [], f"exit {run.returncode}: {(run.stderr or run.stdout).strip()[-200:]}"
+    out = []
+    for line in run.stdout.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            return [], f"not JSON Lines: {line[:120]}"
+    return out, ""
+
+
+def judge(expect: dict, found: list[dict]) -> str:
+    """run_cases.py's verdict: '' when the case is right, else what is wrong."""
+    if expect.get("clean"):
+        bad = [f for f in found if f.get("severity") in ("violation", "error")]
+        if bad:
+            return "clean case flagged: " + ", ".join(
+                f"{f.get('hand')}:{f.get('rule')}:{f.get('player')}" for f in bad[:4])
+        return ""
+    for want in expect.get("must_include", []):
+        hit = [f for f in found
+               if str(f.get("hand")) == want["hand"] and f.get("rule") == want["rule"]
+               and ("player" not in want or f.get("player") == want["player"])]
+        if not hit:
+            got = sorted({f"{f.get('hand')}:{f.get('rule')}" for f in found})
+            return f"missed {want}; found {got[:6]}"
+    banned = set(expect.get("must_not_include", []))
+    extra = [f.get("rule") for f in found if f.get("rule") in banned]
+    if extra:
+        return f"false findings {sorted(set(extra))}"
+    return ""
+
+
+def banned_in_clean(expect: dict, found: list[dict]) -> str:
+    """The one addition to run_cases.py: a clean case's must_not_include rules, at any severity."""
+    if not expect.get("clean"):
+        return ""
+    banned = set(expect.get("must_not_include", []))
+    extra = sorted({f.get("rule") for f in found if f.get("rule") in banned})
+    return f"false findings {extra}" if extra else ""
+
+
+def describe(found: list[dict]) -> str:
+    return "\n".join(f"  {f.get('hand')} {f.get('rule')} {f.get('severity')} {f.get('player')} "
+                     f"line {f.get('line')}: {f.get('message')}" for f in found) or "  (no findings)"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_fixture(case: Path) -> None:
+    expect_path = case.with_suffix(".expect.json")
+    assert expect_path.exists(), f"{case.name} has no {expect_path.name}"
+    expect = json.loads(expect_path.read_text(encoding="utf-8"))
+    found, err = findings_for(case, expect.get("profile"))
+    assert not err, err
+    verdict = judge(expect, found) or banned_in_clean(expect, found)
+    assert not verdict, f"{case.name}: {verdict}\nfindings:\n{describe(found)}"
+
+
+def test_every_fixture_has_an_expectation() -> None:
+    expects = sorted(p for d in (RULES_DIR, TDA_DIR) for p in d.glob("*.expect.json"))
+    orphans = [p.name for p in expects if not p.with_name(p.name.replace(".expect.json", ".txt")).exists()]
+    missing = [p.name for p in CASES if not p.with_suffix(".expect.json").exists()]
+    assert not orphans and not missing, f"expectations without a hand: {orphans}; hands without one: {missing}"
+
+
+def test_every_home_open_rule_has_a_hit_and_a_near_miss() -> None:
+    names = {p.stem for p in RULES_DIR.glob("*.txt")}
+    lacking = []
+    for rule in HOME_OPEN_RULES:
+        if rule not in MISS_ONLY and f"{rule}-hit" not in names:
+            lacking.append(f"{rule}-hit")
+        if f"{rule}-miss" not in names:
+            lacking.append(f"{rule}-miss")
+    assert not lacking, f"missing fixtures: {lacking}"
+
+
+def test_hits_and_misses_are_about_their_rule() -> None:
+    """A -hit wants its rule found; a -miss is clean or at least bans its rule."""
+    wrong = []
+    for case in sorted(RULES_DIR.glob("*.txt")):
+        rule, _, kind = case.stem.rpartition("-")
+        expect = json.loads(case.with_suffix(".expect.json").read_text(encoding="utf-8"))
+        if kind == "hit":
+            if expect.get("clean") or rule not in {w["rule"] for w in expect.get("must_include", [])}:
+                wrong.append(case.name)
+        elif kind == "miss":
+            if rule not in expect.get("must_not_include", []):
+                wrong.append(case.name)
+        else:
+            wrong.append(case.name)
+    assert not wrong, f"fixtures whose expectation does not match their name: {wrong}"
