@@ -45,7 +45,7 @@ class _Builder(Transformer[Token, Any]):
     numbers: list[int]
 
     def __init__(self) -> None:
-        super().__init__(visit_tokens=False)
+        super().__init__(visit_tokens=True)
         self.numbers = []
 
     def _line(self, tok: Token) -> int:
@@ -90,66 +90,72 @@ class HouseBuilder(_Builder):
 
     def hand(self, c: list[Any]) -> Hand:
         (hand_line, hand_id, started), (table, button) = c[0], c[1]
-        seats: list[Seat] = []
-        i = 2
-        points = False
-        while i < len(c) and type(c[i]) is tuple and len(c[i]) == 2 and type(c[i][0]) is Seat:
-            seats.append(c[i][0])
-            points = points or c[i][1]
-            i += 1
+        seat_rows: list[tuple[Seat, bool]] = c[2]
+        seats = tuple(row[0] for row in seat_rows)
+        points = any(row[1] for row in seat_rows)
         carried, carried_line = 0, 0
+        i = 3
         if i < len(c) and type(c[i]) is tuple:
             carried_line, carried = c[i]
             i += 1
-        body = tuple(c[i:])
+        body: tuple[Any, ...] = tuple(c[i]) if i < len(c) else ()
         end = body[-1].line if body else (carried_line or (seats[-1].line if seats else hand_line))
-        return Hand("", hand_line, end, hand_id, started, table, button, tuple(seats), body, carried,
-                    carried_line, points)
+        return Hand("", hand_line, end, hand_id, started, table, button, seats, body, carried, carried_line,
+                    points)
 
-    def hand_line(self, c: list[Token]) -> tuple[int, str, str]:
-        m = _HAND_RE.match(c[0])
+    def _list(self, c: list[Any]) -> list[Any]:
+        """``x: ITEM | x ITEM``: one Python list grows as the lines are read (no tree node per line)."""
+        if len(c) == 1:
+            return [c[0]]
+        c[0].append(c[1])
+        return c[0]  # type: ignore[no-any-return]
+
+    seats = body = items = standings = _list
+
+    def HAND_LINE(self, tok: Token) -> tuple[int, str, str]:
+        m = _HAND_RE.match(tok)
         assert m is not None
-        return self._line(c[0]), m.group(1), " ".join(m.group(2).split())
+        return self._line(tok), m.group(1), " ".join(m.group(2).split())
 
-    def table_line(self, c: list[Token]) -> tuple[str, int]:
-        m = _TABLE_RE.match(c[0])
+    def TABLE_LINE(self, tok: Token) -> tuple[str, int]:
+        m = _TABLE_RE.match(tok)
         assert m is not None
         return m.group(1), int(m.group(2))
 
-    def seat_line(self, c: list[Token]) -> tuple[Seat, bool]:
-        m = _SEAT_RE.match(c[0])
+    def SEAT_LINE(self, tok: Token) -> tuple[Seat, bool]:
+        m = _SEAT_RE.match(tok)
         assert m is not None
-        seat = Seat(self._line(c[0]), int(m.group(1)), m.group(2), int(m.group(3)), m.group(5) is not None)
+        seat = Seat(self._line(tok), int(m.group(1)), m.group(2), int(m.group(3)), m.group(5) is not None)
         return seat, m.group(4) != "in chips"
 
-    def carried_line(self, c: list[Token]) -> tuple[int, int]:
-        return self._line(c[0]), int(c[0].split(":", 1)[1])
+    def CARRIED(self, tok: Token) -> tuple[int, int]:
+        return self._line(tok), int(tok.split(":", 1)[1])
 
-    def post(self, c: list[Token]) -> Post:
-        line, player, rest = self._named(c[0])
+    def POST(self, tok: Token) -> Post:
+        line, player, rest = self._named(tok)
         m = _POST_RE.match(rest)
         assert m is not None
         return Post(line, player, _POST_KIND[m.group(1)], int(m.group(2)), m.group(3) is not None)
 
-    def noplay(self, c: list[Token]) -> NoPlay:
-        line, player, rest = self._named(c[0])
+    def NOPLAY(self, tok: Token) -> NoPlay:
+        line, player, rest = self._named(tok)
         return NoPlay(line, player, "waits" if rest.startswith("waits") else "sits-out")
 
-    def marker(self, c: list[Token]) -> Marker:
-        t = c[0].rstrip()
-        return Marker(self._line(c[0]), _MARKERS[t[4:-4]])
+    def MARKER(self, tok: Token) -> Marker:
+        t = tok.rstrip()
+        return Marker(self._line(tok), _MARKERS[t[4:-4]])
 
-    def deck(self, c: list[Token]) -> DeckLine:
-        return DeckLine(self._line(c[0]), split_cards(_BRACKETS.search(c[0]).group()))  # type: ignore[union-attr]
+    def DECK(self, tok: Token) -> DeckLine:
+        return DeckLine(self._line(tok), split_cards(_BRACKETS.search(tok).group()))  # type: ignore[union-attr]
 
-    def dealt(self, c: list[Token]) -> Dealt:
-        m = _DEALT_RE.match(c[0])
+    def DEALT(self, tok: Token) -> Dealt:
+        m = _DEALT_RE.match(tok)
         assert m is not None
         groups = tuple(split_cards(g) for g in _BRACKETS.findall(m.group(2)))
-        return Dealt(self._line(c[0]), m.group(1), groups)
+        return Dealt(self._line(tok), m.group(1), groups)
 
-    def action(self, c: list[Token]) -> Action:
-        line, player, rest = self._named(c[0])
+    def ACT(self, tok: Token) -> Action:
+        line, player, rest = self._named(tok)
         m = _ACT_RE.match(rest)
         assert m is not None
         verb, n, to, all_in, timed_out, took = m.groups()
@@ -158,39 +164,39 @@ class HouseBuilder(_Builder):
         return Action(line, player, kind, amount, int(to) if to else (amount if kind == "bet" else 0),
                       all_in is not None, timed_out is not None, float(took) if took else None)
 
-    def parole(self, c: list[Token]) -> Parole:
-        line, player, rest = self._named(c[0])
+    def PAROLE(self, tok: Token) -> Parole:
+        line, player, rest = self._named(tok)
         took = _TOOK_RE.search(rest)
         return Parole(line, player, _PAROLE[rest.split()[0]], float(took.group(1)) if took else None)
 
-    def discard(self, c: list[Token]) -> Discard:
-        line, player, rest = self._named(c[0])
+    def DISCARDS(self, tok: Token) -> Discard:
+        line, player, rest = self._named(tok)
         m = _DISCARD_RE.match(rest)
         assert m is not None
         count, cards, took = m.groups()
         return Discard(line, player, int(count), split_cards(cards) if cards else None,
                        float(took) if took else None)
 
-    def stand_pat(self, c: list[Token]) -> StandPat:
-        line, player, rest = self._named(c[0])
+    def STANDS_PAT(self, tok: Token) -> StandPat:
+        line, player, rest = self._named(tok)
         took = _TOOK_RE.search(rest)
         return StandPat(line, player, "(timed out)" in rest, float(took.group(1)) if took else None)
 
-    def reshuffle(self, c: list[Token]) -> Reshuffle:
-        return Reshuffle(self._line(c[0]), split_cards(_BRACKETS.search(c[0]).group()))  # type: ignore[union-attr]
+    def RESHUFFLES(self, tok: Token) -> Reshuffle:
+        return Reshuffle(self._line(tok), split_cards(_BRACKETS.search(tok).group()))  # type: ignore[union-attr]
 
-    def show(self, c: list[Token]) -> Show:
-        line, player, rest = self._named(c[0])
+    def SHOWS(self, tok: Token) -> Show:
+        line, player, rest = self._named(tok)
         m = _SHOW_RE.match(rest)
         assert m is not None
         return Show(line, player, split_cards(m.group(1)), m.group(2))
 
-    def muck(self, c: list[Token]) -> Muck:
-        line, player, _ = self._named(c[0])
+    def MUCKS(self, tok: Token) -> Muck:
+        line, player, _ = self._named(tok)
         return Muck(line, player)
 
-    def collect(self, c: list[Token]) -> Collect:
-        line, player, rest = self._named(c[0])
+    def COLLECTED(self, tok: Token) -> Collect:
+        line, player, rest = self._named(tok)
         m = _COLLECT_RE.match(rest)
         assert m is not None
         where = m.group(2)
@@ -204,49 +210,49 @@ class HouseBuilder(_Builder):
             pot = "side-" + where.rsplit("-", 1)[1]
         return Collect(line, player, int(m.group(1)), pot)
 
-    def uncalled(self, c: list[Token]) -> Uncalled:
-        m = _UNCALLED_RE.match(c[0])
+    def UNCALLED(self, tok: Token) -> Uncalled:
+        m = _UNCALLED_RE.match(tok)
         assert m is not None
-        return Uncalled(self._line(c[0]), m.group(2), int(m.group(1)))
+        return Uncalled(self._line(tok), m.group(2), int(m.group(1)))
 
-    def event(self, c: list[Token]) -> Event:
-        line, player, rest = self._named(c[0])
+    def EVENT(self, tok: Token) -> Event:
+        line, player, rest = self._named(tok)
         return Event(line, player, _EVENTS[rest[3:]], "")
 
-    def said(self, c: list[Token]) -> Event:
-        line, player, rest = self._named(c[0])
+    def SAID(self, tok: Token) -> Event:
+        line, player, rest = self._named(tok)
         return Event(line, player, "said", rest[rest.index('"') + 1:-1])
 
-    def score(self, c: list[Token]) -> Score:
-        line, player, rest = self._named(c[0])
+    def SCORES(self, tok: Token) -> Score:
+        line, player, rest = self._named(tok)
         return Score(line, player, int(rest.split()[1]))
 
-    def total(self, c: list[Token]) -> SummaryTotal:
-        nums = _INT.findall(c[0])
-        return SummaryTotal(self._line(c[0]), int(nums[0]), int(nums[1]))
+    def TOTAL(self, tok: Token) -> SummaryTotal:
+        nums = _INT.findall(tok)
+        return SummaryTotal(self._line(tok), int(nums[0]), int(nums[1]))
 
     # preamble and session end
     def preamble(self, c: list[Any]) -> Preamble:
-        return Preamble(c[0].line, tuple(c))
+        return Preamble(c[0][0].line, tuple(c[0]))
 
-    def session_line(self, c: list[Token]) -> SessionLine:
-        return SessionLine(self._line(c[0]), c[0].split(":", 1)[1].strip())
+    def SESSION(self, tok: Token) -> SessionLine:
+        return SessionLine(self._line(tok), tok.split(":", 1)[1].strip())
 
-    def profile_line(self, c: list[Token]) -> ProfileLine:
-        return ProfileLine(self._line(c[0]), c[0].split(":", 1)[1].strip())
+    def PROFILE(self, tok: Token) -> ProfileLine:
+        return ProfileLine(self._line(tok), tok.split(":", 1)[1].strip())
 
-    def option_line(self, c: list[Token]) -> OptionLine:
-        text = c[0].split(":", 1)[1]
+    def OPTION(self, tok: Token) -> OptionLine:
+        text = tok.split(":", 1)[1]
         name, _, value = text.partition("=")
-        return OptionLine(self._line(c[0]), name.strip(), value.strip())
+        return OptionLine(self._line(tok), name.strip(), value.strip())
 
     def session_end(self, c: list[Any]) -> SessionEnd:
-        return SessionEnd(self._line(c[0]), tuple(c[1:]))
+        return SessionEnd(self._line(c[0]), tuple(c[1]) if len(c) > 1 else ())
 
-    def standing(self, c: list[Token]) -> Standing:
-        m = _STANDING_RE.match(c[0])
+    def STANDING(self, tok: Token) -> Standing:
+        m = _STANDING_RE.match(tok)
         assert m is not None
-        return Standing(self._line(c[0]), int(m.group(1)), m.group(2), int(m.group(3)))
+        return Standing(self._line(tok), int(m.group(1)), m.group(2), int(m.group(3)))
 
 
 _HOUSE_BUILDER = HouseBuilder()
