@@ -11,7 +11,8 @@ One addition, stricter than run_cases.py and only where it cannot contradict it:
 that its own rule, a warning included, is not raised.
 
 `fixtures/rules/` holds, for each rule of the home-open profile, a hit (`<RULE>-hit`) and the closest legal
-situation (`<RULE>-miss`); `fixtures/tda/` holds the seed 000 worked example and the TDA 2024 examples on minimum
+situation (`<RULE>-miss`), and for some rules further ways to break them or come close (`<RULE>-hit-<variant>`,
+`<RULE>-miss-<variant>`); `fixtures/tda/` holds the seed 000 worked example and the TDA 2024 examples on minimum
 raises (Rule 43) and re-opening the betting (Rule 47-A).
 """
 
@@ -133,10 +134,11 @@ def test_every_home_open_rule_has_a_hit_and_a_near_miss() -> None:
 
 
 def test_hits_and_misses_are_about_their_rule() -> None:
-    """A -hit wants its rule found; a -miss is clean or at least bans its rule."""
+    """`<RULE>-hit[-variant]` wants its rule found; `<RULE>-miss[-variant]` bans it."""
     wrong = []
     for case in sorted(RULES_DIR.glob("*.txt")):
-        rule, _, kind = case.stem.rpartition("-")
+        rule, _, rest = case.stem.partition("-")
+        kind = rest.split("-", 1)[0]
         expect = json.loads(case.with_suffix(".expect.json").read_text(encoding="utf-8"))
         if kind == "hit":
             if expect.get("clean") or rule not in {w["rule"] for w in expect.get("must_include", [])}:
@@ -145,5 +147,7 @@ def test_hits_and_misses_are_about_their_rule() -> None:
             if rule not in expect.get("must_not_include", []):
                 wrong.append(case.name)
         else:
+            wrong.append(case.name)
+        if rule not in HOME_OPEN_RULES:
             wrong.append(case.name)
     assert not wrong, f"fixtures whose expectation does not match their name: {wrong}"
