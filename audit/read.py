@@ -75,10 +75,15 @@ def _starts_block(line: str, current: str) -> bool:
     return False
 
 
+_OPENER_CHARS = frozenset("HPF*S")
+
+
 def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
     """Cut decoded lines (without line ends) into blocks, keeping file line numbers."""
     block: RawBlock | None = None
-    in_summary = False
+    in_summary = house = False
+    kept: list[str] = []
+    numbers: list[int] = []
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip()
         if line[:1] == "\ufeff":  # a byte-order mark inside the file: files joined with cat
@@ -88,25 +93,31 @@ def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
                 yield block
                 block = None
             continue
-        stripped = line.lstrip()
-        if stripped.startswith("#"):
+        stripped = line.lstrip() if line[0] in " \t" else line
+        first = stripped[0]
+        if first == "#":
             continue
-        if block is not None and _starts_block(stripped, block.kind):
+        # only lines starting with one of these letters can open a block: skip the prefix tests otherwise
+        if block is not None and first in _OPENER_CHARS and _starts_block(stripped, block.kind):
             yield block
             block = None
         if block is None:
             block = RawBlock(file, block_kind(stripped))
             in_summary = False
-        if block.kind == _HOUSE:
-            if in_summary and not stripped.startswith("Total pot"):
-                continue  # free summary lines (one per seat, as sites print them) are allowed and ignored
-            if stripped.startswith("*** SUMMARY ***"):
+            house = block.kind == _HOUSE
+            kept = block.lines
+            numbers = block.numbers
+        if house:
+            if in_summary:
+                if not stripped.startswith("Total pot"):
+                    continue  # free summary lines (one per seat, as sites print them) are allowed and ignored
+            elif first == "*" and stripped.startswith("*** SUMMARY ***"):
                 in_summary = True
-        if len(block.lines) >= MAX_BLOCK_LINES:
+        if len(kept) >= MAX_BLOCK_LINES:
             block.too_long = True
             continue
-        block.lines.append(stripped if block.kind != _SITE else line.lstrip("\ufeff"))
-        block.numbers.append(number)
+        kept.append(stripped)
+        numbers.append(number)
     if block is not None:
         yield block
 
