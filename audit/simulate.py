@@ -189,7 +189,8 @@ class _Hand:
 
     def emit(self, line: str, took: bool = False) -> None:
         if took and self.rng.random() < 0.04:
-            secs = self.rng.choice((1, 2, 3, 5, 8, 12))
+            limits = [x for x in (self.prof.time_limit, self.prof.raise_time_limit) if x]
+            secs = self.rng.choice([s for s in (1, 2, 3, 5, 8, 12) if not limits or s < min(limits)] or [1])
             line += f" (took {secs}s)" if self.rng.random() < 0.7 else f" (took {secs}.5s)"
         self.lines.append(line)
 
