@@ -170,6 +170,10 @@ class Replay:
             return prof.min_bet_value
         if prof.min_bet_rule == "big-blind" and self.hand.game is not None:
             return self.hand.game.big
+        if prof.blinds == "three" and any(type(i) is Post and i.kind in ("small", "big", "over")
+                                          for i in self.hand.body):
+            levels = _blind_levels([i for i in self.hand.body if type(i) is Post])
+            return levels["over"] if len(self.order) >= 4 else levels["big"]
         blinds = sorted((i.amount for i in self.hand.body if type(i) is Post and i.kind in ("big", "over")),
                         reverse=True)
         return blinds[0] if blinds else 1
@@ -327,6 +331,89 @@ class Replay:
                     if x.kind != "ante":
                         self.add(Rule.BLIND_WRONG, x.line, f"{p} posted a blind but this game has no blinds.",
                                  player=p, expected="no blind", actual=x.amount, street="pre")
+        elif prof.blinds == "three":
+            self.check_blinds(line)
+            if prof.missed_blinds == "seed-004":
+                self.check_entry_posts(line)
+
+    _BLIND_NAMES = {"small": "small blind", "big": "big blind", "over": "over blind"}
+
+    def blind_seats(self) -> dict[str, str]:
+        """``blinds = three``: which player owes which blind. Left of the button the small, then the big, then the
+        over blind with 4-5 players dealt in; heads-up the button posts the small blind."""
+        ring = self.left_of_button()
+        if len(ring) == 2:
+            return {"small": ring[1], "big": ring[0]}
+        kinds = ("small", "big", "over") if len(ring) >= 4 else ("small", "big")
+        return {k: ring[i] for i, k in enumerate(kinds) if i < len(ring)}
+
+    def blind_levels(self) -> dict[str, int]:
+        """The blinds' sizes: the small blind sets the scale (big = 2 × small, over = 2 × big); without a full
+        small blind, the big or the over blind does."""
+        return _blind_levels([x for xs in self.posted.values() for x in xs])
+
+    def check_blinds(self, line: int) -> None:
+        """``BLIND_WRONG``: each blind posted by the right player, in the right amount; no over blind with fewer
+        than 4 players."""
+        seats = self.blind_seats()
+        levels = self.blind_levels()
+        n = len(self.order)
+        posted_kinds = {x.kind for p in self.order for x in self.posted.get(p, [])}
+        for kind, who in seats.items():
+            if kind in posted_kinds:
+                continue  # posted, perhaps by the wrong player: judged below
+            where = "the button posts it heads-up" if n == 2 and kind == "small" else (
+                "it falls left of the button" if kind == "small" else
+                f"it falls next after the {'small' if kind == 'big' else 'big'} blind")
+            self.add(Rule.BLIND_WRONG, line, f"{who} did not post the {self._BLIND_NAMES[kind]} of "
+                     f"{levels[kind]}; {where}.", player=who, expected=levels[kind], actual=0, street="pre")
+        for p in self.order:
+            for x in self.posted.get(p, []):
+                if x.kind not in levels:
+                    continue
+                name = self._BLIND_NAMES[x.kind]
+                if x.kind == "over" and n < 4:
+                    self.add(Rule.BLIND_WRONG, x.line, f"{p} posted an over blind with only {n} players; the over "
+                             "blind is posted only with 4 or 5.", player=p, expected="no over blind",
+                             actual=x.amount, street="pre")
+                    continue
+                if seats.get(x.kind) != p:
+                    self.add(Rule.BLIND_WRONG, x.line, f"{p} posted the {name}, but it was "
+                             f"{seats.get(x.kind)}'s to post.", player=p, expected=seats.get(x.kind), actual=p,
+                             street="pre")
+                    continue
+                want = levels[x.kind]
+                if x.amount != want and not (x.all_in and x.amount < want):
+                    rel = {"small": "", "big": " (2 × the small blind)", "over": " (2 × the big blind)"}[x.kind]
+                    self.add(Rule.BLIND_WRONG, x.line, f"{p} posted {'an' if name[0] == 'o' else 'a'} {name} of {x.amount}; it is {want}{rel}.",
+                             player=p, expected=want, actual=x.amount, street="pre")
+
+    def check_entry_posts(self, line: int) -> None:
+        """``missed-blinds = seed-004``, within the hand: a live or dead post must be one of the policy's
+        combinations (new player: a live over blind; missed the small blind: a live big blind; missed small and
+        big: a live big blind and a dead small blind; missed all three: a live over blind and a dead small and big
+        blind). Dead chips are pot, not a bet. Which blinds a player really missed is a session matter."""
+        levels = self.blind_levels()
+        sb, bb, ob = levels["small"], levels["big"], levels["over"]
+        over_in_play = len(self.order) >= 4
+        allowed = {(bb, 0): "a player who missed the small blind",
+                   (bb, sb): "a player who missed the small and the big blind",
+                   (ob, sb + bb): "a player who missed all three blinds"}
+        if over_in_play:
+            allowed[(ob, 0)] = "a new player (live over blind)"
+        for p in self.order:
+            posts = [x for x in self.posted.get(p, []) if x.kind in ("live", "dead")]
+            if not posts:
+                continue
+            live = sum(x.amount for x in posts if x.kind == "live")
+            dead = sum(x.amount for x in posts if x.kind == "dead")
+            if (live, dead) in allowed or any(x.all_in for x in posts):
+                continue
+            options = "; ".join(f"{'live ' + str(lv)}{' + dead ' + str(dd) if dd else ''} ({who})"
+                                for (lv, dd), who in allowed.items())
+            self.add(Rule.MISSED_BLINDS, posts[0].line,
+                     f"{p} posted live {live} and dead {dead}; the missed-blind policy allows: {options}.",
+                     player=p, expected=options, actual=f"live {live} + dead {dead}", street="pre")
 
     def on_marker(self, m: Marker) -> None:
         street = m.street
@@ -1443,6 +1530,22 @@ class Replay:
             if p not in winners:
                 self.add(Rule.POINTS, self.hand.end_line, f"{p} scored {n} but did not have the best hand.",
                          player=p, expected=0, actual=n, street="showdown")
+
+
+def _blind_levels(posts: list[Post]) -> dict[str, int]:
+    """Three blinds' sizes from the posts: the small blind sets the scale (big = 2 × small, over = 2 × big);
+    without a full small blind, the big or the over blind does."""
+    scale = 0
+    for kind, factor in (("small", 1), ("big", 2), ("over", 4)):
+        full = [x.amount for x in posts if x.kind == kind and not x.all_in and x.amount % factor == 0]
+        if full:
+            scale = full[0] // factor
+            break
+    if not scale:
+        sizes = [x.amount // f for x in posts for k, f in (("small", 1), ("big", 2), ("over", 4))
+                 if x.kind == k and x.amount // f > 0]
+        scale = max(sizes, default=1)
+    return {"small": scale, "big": 2 * scale, "over": 4 * scale}
 
 
 def _describe_item(item: Any) -> str:
