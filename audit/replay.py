@@ -56,17 +56,19 @@ class BettingRound:
     """The state of one betting round and what is legal in it."""
 
     __slots__ = ("bets", "current", "full", "acted", "pending", "last_aggressor", "opener", "raises",
-                 "any_bet", "first_actor", "end_line")
+                 "any_bet", "first_actor", "end_line", "fixed", "full_to")
 
-    def __init__(self, bets: dict[str, int], current: int, full: int) -> None:
+    def __init__(self, bets: dict[str, int], current: int, full: int, fixed: bool = False) -> None:
         self.bets = bets  # chips each player has in this round
         self.current = current  # the bet to match
-        self.full = full  # the last full increment (starts at the min bet)
+        self.full = full  # the last full increment (starts at the min bet); fixed limit: the bet size
+        self.fixed = fixed  # fixed limit: every bet and raise is one bet size
+        self.full_to = current  # fixed limit: the level of the last bet that counts as full (a blind counts)
         self.acted: set[str] = set()
         self.pending: set[str] = set()
         self.last_aggressor: str | None = None
         self.opener: str | None = None
-        self.raises = 0  # bets and raises made (fixed-limit cap)
+        self.raises = 1 if fixed and current > 0 else 0  # full bets and raises (the cap); a blind is the first
         self.any_bet = current > 0
         self.first_actor: str | None = None
         self.end_line = 0  # the line that closed the round
@@ -76,13 +78,18 @@ class BettingRound:
         return max(0, self.current - self.bets.get(player, 0))
 
     def min_raise_to(self) -> int:
-        """The smallest legal raise-to (or opening bet) that is not all-in."""
+        """The smallest legal raise-to (or opening bet) that is not all-in (fixed limit: the only one)."""
+        if self.fixed:
+            return self.full_to + self.full
         return self.current + self.full if self.current else self.full
 
     def may_raise(self, player: str) -> bool:
-        """Whether the betting is open for ``player``: he has not acted, or faces a full increment since."""
+        """Whether the betting is open for ``player``: he has not acted, or faces a full increment since (fixed
+        limit: a full bet or an all-in of at least half a bet since he acted, TDA 47-B)."""
         if player not in self.acted:
             return True
+        if self.fixed:
+            return self.full_to > self.bets.get(player, 0)
         return self.current - self.bets.get(player, 0) >= self.full
 
 
@@ -426,7 +433,7 @@ class Replay:
             self.street = "deal" if street == "first" else "draw"
         elif street in ("first", "second"):
             self.close_round(m.line)
-            if street == "second" and self.street in ("first", "deal"):
+            if street == "second" and self.street in ("first", "deal", "draw"):
                 self.end_draw_phase(m.line)
             self.open_round(street, m.line)
         elif street == "draw":
@@ -522,7 +529,7 @@ class Replay:
         if street == "first":
             bets = dict(self.pre_bets)
             current = max(bets.values(), default=0)
-        rnd = BettingRound(bets, current, self.round_min_bet(street))
+        rnd = BettingRound(bets, current, self.round_min_bet(street), fixed=self.betting() == "fixed-limit")
         self.round = rnd
         self.rounds[street] = rnd
         rnd.pending = {p for p in self.order if self.can_act(p)}
@@ -697,7 +704,7 @@ class Replay:
             pot_after_call = self.pot_now() + call
             return min(stack_total, rnd.current + pot_after_call)
         if betting == "fixed-limit":
-            return min(stack_total, rnd.current + rnd.full)
+            return min(stack_total, rnd.full_to + rnd.full)
         return stack_total
 
     def apply_call(self, a: Action, rnd: BettingRound) -> None:
@@ -732,18 +739,21 @@ class Replay:
         have = max(0, self.stack.get(p, 0))
         all_in = a.all_in or a.amount >= have
         self.check_open(a, rnd, all_in)
-        if a.amount < rnd.full:
-            if not all_in:
-                self.add(Rule.BET_BELOW_MIN, a.line,
-                         f"{p} opened with {a.amount}; the minimum bet is {rnd.full}.", player=p,
-                         expected=f"at least {rnd.full}", actual=a.amount)
-        else:
-            rnd.full = a.amount if self.betting() != "fixed-limit" else rnd.full
-        self.check_size(a, rnd, a.amount, all_in)
+        below = a.amount < rnd.full and not all_in and not rnd.fixed  # fixed limit: judged as a size
+        if below:
+            self.add(Rule.BET_BELOW_MIN, a.line,
+                     f"{p} opened with {a.amount}; the minimum bet is {rnd.full}.", player=p,
+                     expected=f"at least {rnd.full}", actual=a.amount)
+        elif a.amount >= rnd.full and not rnd.fixed:
+            rnd.full = a.amount
+        self.check_size(a, rnd, a.amount, all_in, rnd.bets.get(p, 0) + a.amount, unit=not below)
         self.put_in(p, a.amount, a.line, a.all_in, "a bet")
         rnd.bets[p] = rnd.bets.get(p, 0) + a.amount
         rnd.current = rnd.bets[p]
-        self.after_raise(p, rnd, full=a.amount >= rnd.full)
+        full = a.amount * 2 >= rnd.full if rnd.fixed else a.amount >= rnd.full
+        if rnd.fixed and full:
+            rnd.full_to = rnd.current
+        self.after_raise(p, rnd, full)
         rnd.opener = rnd.opener or p
 
     def check_open(self, a: Action, rnd: BettingRound, all_in: bool) -> None:
@@ -759,15 +769,15 @@ class Replay:
             self.add(Rule.OPENERS, a.line, f"{a.player} opened without a pair of Jacks or better.",
                      player=a.player, expected="a pair of Jacks or better", actual=self.ranking.describe(cards))
 
-    def check_size(self, a: Action, rnd: BettingRound, increment: int, all_in: bool) -> None:
-        """Bet units (qdan), pot limit and fixed-limit sizes."""
+    def check_size(self, a: Action, rnd: BettingRound, increment: int, all_in: bool, to: int,
+                   unit: bool = True) -> None:
+        """Bet units (qdan), pot limit and fixed-limit sizes and cap; ``to``: the player's total after it."""
         p = a.player
-        unit = self.profile.bet_unit
-        if unit > 1 and not all_in and increment % unit:
-            self.add(Rule.BET_UNIT, a.line, f"{p}'s {a.kind} of {increment} is not a multiple of {unit}.",
-                     player=p, expected=f"a multiple of {unit}", actual=increment)
+        bet_unit = self.profile.bet_unit
+        if unit and bet_unit > 1 and not all_in and increment % bet_unit:
+            self.add(Rule.BET_UNIT, a.line, f"{p}'s {a.kind} of {increment} is not a multiple of {bet_unit}.",
+                     player=p, expected=f"a multiple of {bet_unit}", actual=increment)
         betting = self.betting()
-        to = rnd.bets.get(p, 0) + (a.amount if a.kind == "bet" else 0) if a.kind == "bet" else a.to
         if betting == "pot-limit":
             limit = self.max_raise_to(p)
             if to > limit and not (all_in and to <= limit):
@@ -775,10 +785,14 @@ class Replay:
                          player=p, expected=f"at most {limit}", actual=to)
         elif betting == "fixed-limit":
             size = rnd.full
-            if increment != size and not all_in:
-                self.add(Rule.BET_FIXED_SIZE, a.line,
-                         f"{p}'s {a.kind} was {increment}; in this round every bet and raise is {size}.",
-                         player=p, expected=size, actual=increment)
+            target = rnd.full_to + size
+            if (to != target and not all_in) or to > target:
+                if a.kind == "bet":
+                    msg = f"{p} bet {to}; in this round every bet is {size}."
+                else:
+                    msg = (f"{p} raised to {to}; in this round a raise is one bet of {size}, so to {target}"
+                           f"{'' if rnd.full_to == rnd.current else f' (completing the last full bet of {rnd.full_to})'}.")
+                self.add(Rule.BET_FIXED_SIZE, a.line, msg, player=p, expected=target, actual=to)
             cap = self.profile.raise_cap
             heads_up = len([q for q in self.active()]) == 2
             if cap is not None and (self.profile.raise_cap_heads_up or not heads_up) and rnd.raises >= cap:
@@ -803,9 +817,13 @@ class Replay:
         increment = to - faced
         if not judged and not rnd.may_raise(p) and increment > 0:
             since = rnd.current - before
+            if rnd.fixed:
+                why = (f"since {p} acted nobody made a full raise or went all-in for at least half a bet "
+                       f"({rnd.full // 2 + rnd.full % 2})")
+            else:
+                why = f"the bet went up only {since} since {p}'s bet of {before}, less than the full raise of {rnd.full}"
             self.add(Rule.RAISE_NOT_REOPENED, a.line,
-                     f"{p} raised to {to}, but the betting was not re-opened for {p}: the bet went up only "
-                     f"{since} since {p}'s bet of {before}, less than the full raise of {rnd.full}.",
+                     f"{p} raised to {to}, but the betting was not re-opened for {p}: {why}.",
                      player=p, expected=f"call {rnd.to_call(p)} or fold", actual=f"raise to {to}")
         elif increment < rnd.full and not all_in and increment > 0 and self.betting() != "fixed-limit":
             self.add(Rule.RAISE_BELOW_MIN, a.line,
@@ -815,23 +833,25 @@ class Replay:
         if increment <= 0:
             self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} 'raised' to {to}, which is not above the bet of {faced}.",
                      player=p, expected=f"more than {faced}", actual=to)
-        self.check_size(a, rnd, increment, all_in)
+        self.check_size(a, rnd, increment, all_in, to)
         self.put_in(p, added, a.line, a.all_in, "a raise")
         rnd.bets[p] = to
         if to > rnd.current:
             rnd.current = to
-        full = increment >= rnd.full
-        if self.betting() == "fixed-limit":
-            full = increment * 2 >= rnd.full
-        elif full:
-            rnd.full = increment
+        if rnd.fixed:
+            full = increment * 2 >= rnd.full  # TDA 47-B: an all-in of at least half a bet counts as full
+            if full:
+                rnd.full_to = to
+        else:
+            full = increment >= rnd.full
+            if full:
+                rnd.full = increment
         self.after_raise(p, rnd, full)
 
     def after_raise(self, p: str, rnd: BettingRound, full: bool) -> None:
         rnd.acted.add(p)
         rnd.last_aggressor = p
-        if full or self.betting() != "fixed-limit":
-            rnd.raises += 1 if full else 0
+        rnd.raises += 1 if full else 0
         rnd.any_bet = True
         rnd.pending = {q for q in self.order if q != p and self.can_act(q) and rnd.to_call(q) > 0}
 
