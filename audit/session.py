@@ -71,9 +71,10 @@ class SessionTracker:
             floor = prof.ante if prof.ante else 1
             for p in result.dealt_in:
                 s = seats[p]
-                if s.chips < floor and self.balances.get(p, s.chips) < floor:
+                had = self.balances.get(p, s.chips)
+                if s.chips < floor or had < floor:
                     self._add(out, Rule.BUSTED_PLAYER, hid, s.line,
-                              f"{p} had {s.chips} chips and could not {'ante' if prof.ante else 'play'}, "
+                              f"{p} had {min(had, s.chips)} chips and could not {'ante' if prof.ante else 'play'}, "
                               "but was dealt in (no rebuys).", player=p, expected="out of the game",
                               actual="dealt in", street="forced bets")
         for p in seats:
