@@ -101,41 +101,71 @@ class Settlement:
     rake_kept: int
     balances: dict[str, int]  # difference (non-zero only) plus the party's share of the remainder
     transfers: list[Transfer]
+    unjudged: list[str] = field(default_factory=list)  # pots whose winner the log cannot show (taken as paid)
 
     def as_dict(self) -> dict[str, Any]:
         return {"difference": dict(self.difference), "corrections": [t.as_dict() for t in self.transfers],
                 "remainder": {"chips": self.remainder, "party": self.party} if self.remainder else None,
-                "rake_kept": self.rake_kept}
+                "rake_kept": self.rake_kept, "unjudged_pots": list(self.unjudged)}
 
 
 def settle_result(result: HandResult) -> Settlement:
-    """The settlement of one replayed hand."""
+    """The settlement of one replayed hand.
+
+    ``should_receive`` is the engine's, with two adjustments: a pot whose winner cannot be known (a site log
+    where nobody's cards were shown) is taken as the log paid it; and where the game allows a rake, the house
+    keeps exactly the rake the summary states: taken off the winners' due if the engine's awards did not net
+    it, and what a pot paid short beyond it is owed to that pot's winners.
+    """
     players = list(dict.fromkeys([*result.dealt_in, *result.should_receive, *result.received]))
-    should = {p: result.should_receive.get(p, 0) for p in players}
+    due = {p: result.should_receive.get(p, 0) for p in players}
+    unjudged: list[str] = []
+    for pot in result.pots:
+        if not pot["winners"] and pot["eligible"]:
+            unjudged.append(str(pot["name"]))
+            for p, n in pot.get("collected", {}).items():
+                due[p] = due.get(p, 0) + int(n)
+    players = list(dict.fromkeys([*players, *due]))
     received = {p: result.received.get(p, 0) for p in players}
+    due = {p: due.get(p, 0) for p in players}
     rake = result.rake
     rake_disallowed = any(f.rule == "RAKE" for f in result.findings)
     rake_kept = 0
-    due = dict(should)
     if rake > 0 and not rake_disallowed and not result.redeal:
-        # The house may keep it: it comes off the winners' due, first off those the log paid short.
-        left = rake
-        for p in sorted(players, key=lambda q: -(due[q] - received[q])):
-            take = min(left, max(0, due[p] - received[p]), due[p])
-            due[p] -= take
-            left -= take
-        for p in sorted(players, key=lambda q: -due[q]):
-            take = min(left, due[p])
-            due[p] -= take
-            left -= take
-        rake_kept = rake - left
+        rake_kept = rake
+        kept_by_engine = sum(result.contributions.values()) + result.hand.carried - sum(due.values())
+        if rake > kept_by_engine:
+            # the awards are gross: the rake comes off the winners' due, first off those the log paid short
+            left = rake - max(0, kept_by_engine)
+            for p in sorted(players, key=lambda q: -(due[q] - received[q])):
+                take = min(left, max(0, due[p] - received[p]))
+                due[p] -= take
+                left -= take
+            for p in sorted(players, key=lambda q: -due[q]):
+                take = min(left, due[p])
+                due[p] -= take
+                left -= take
+            rake_kept = rake - left
+        elif kept_by_engine > rake:
+            # the engine took every chip a pot paid short as rake; beyond the stated rake they are the winners'
+            left = kept_by_engine - rake
+            for pot in result.pots:
+                short = min(left, int(pot.get("rake", 0)))
+                if short <= 0 or not pot["winners"]:
+                    continue
+                winners = list(pot["winners"])
+                share, odd = divmod(short, len(winners))
+                for i, w in enumerate(winners):
+                    due[w] = due.get(w, 0) + share + (1 if i < odd else 0)
+                left -= short
     difference = {p: due[p] - received[p] for p in players}
     remainder = sum(difference.values())
     party = HOUSE if rake > 0 and rake_disallowed and remainder > 0 else POT
     balances = {p: d for p, d in difference.items() if d}
     if remainder:
         balances[party] = -remainder
-    return Settlement(should, received, difference, remainder, party, rake_kept, balances, settle(balances))
+    return Settlement(due, received, difference, remainder, party, rake_kept, balances, settle(balances),
+                      unjudged)
 
 
 # ---------------------------------------------------------------------------------------------------- the data
@@ -176,7 +206,8 @@ class HandExplanation:
         if s is not None:
             out.update(s.as_dict())
         else:
-            out.update({"difference": {}, "corrections": [], "remainder": None, "rake_kept": 0})
+            out.update({"difference": {}, "corrections": [], "remainder": None, "rake_kept": 0,
+                        "unjudged_pots": []})
         return out
 
 
@@ -221,7 +252,8 @@ def explain_result(result: HandResult, profile: Profile | None = None) -> HandEx
     steps = _build_steps(result, profile)
     _place_findings(steps, result.findings)
     pots = [{"name": p["name"], "amount": p["amount"], "eligible": list(p["eligible"]),
-             "winners": list(p["winners"]), "awards": dict(p["awards"]), "collected": dict(p.get("collected", {}))}
+             "winners": list(p["winners"]), "awards": dict(p["awards"]), "collected": dict(p.get("collected", {})),
+             "rake": int(p.get("rake", 0))}
             for p in result.pots]
     return HandExplanation(
         hand=hand.hand_id, file=hand.file, session=result.session, profile=result.profile, table=hand.table,
@@ -489,6 +521,7 @@ LABELS: dict[str, dict[str, str]] = {
         "lost": "The log paid out {chips} less than the pot held.",
         "created": "The log paid out {chips} more than the pot held: chips were created.",
         "rake_kept": "The house kept a rake of {chips}, as this game allows.",
+        "unjudged": "{pot}: nobody's cards were shown, so its winner cannot be checked; taken as the log paid it.",
         "findings": "Findings", "no_findings": "No rule was broken.", "expected": "expected",
         "actual": "log", "folded": "folded", "mucked": "mucked", "sitting_out": "sitting out",
         "session_net": "Session {name}: net corrections over {n} hands",
@@ -522,6 +555,7 @@ LABELS: dict[str, dict[str, str]] = {
         "lost": "El registro pagó {chips} menos de lo que había en el bote.",
         "created": "El registro pagó {chips} más de lo que había en el bote: se crearon fichas.",
         "rake_kept": "La casa se quedó {chips} de comisión, como permite esta partida.",
+        "unjudged": "{pot}: no se enseñaron las cartas, así que no se puede comprobar quién lo ganó; se toma como lo pagó el registro.",
         "findings": "Incidencias", "no_findings": "No se incumplió ninguna regla.", "expected": "esperado",
         "actual": "registro", "folded": "se retiró", "mucked": "no enseñó", "sitting_out": "no juega",
         "session_net": "Sesión {name}: correcciones netas de {n} manos",
@@ -633,6 +667,8 @@ def correction_sentence(t: Transfer, lang: str) -> str:
 def settlement_notes(s: Settlement, lang: str) -> list[str]:
     """The plain statements that go with the transfers: rake kept, chips lost or created by the log."""
     notes: list[str] = []
+    for name in s.unjudged:
+        notes.append(label(lang, "unjudged", pot=pot_name(name, lang)))
     if s.rake_kept:
         notes.append(label(lang, "rake_kept", chips=chips(s.rake_kept, lang)))
     if s.remainder > 0:

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from audit.cli import main
 from audit.explain import (
     HOUSE, POT, HandExplanation, Settlement, Transfer, explain_file, render_html, render_text, session_totals,
-    settle,
+    settle, settle_result, settlement_notes,
 )
 from audit.profile import load_profile
 
@@ -362,3 +362,45 @@ def test_html_page_in_headless_chromium_on_a_phone(tmp_path: Path) -> None:
             page.screenshot(path=str(tmp_path / "explain-phone-es.png"), full_page=True)
         finally:
             browser.close()
+
+
+def synthetic(pots: list[dict[str, Any]], should: dict[str, int], received: dict[str, int],
+              contributions: dict[str, int], rake: int) -> Any:
+    from audit.model import Hand
+    from audit.replay import HandResult, PotResult
+    hand = Hand("f.txt", 1, 9, "X1", "", "T", 1, (), ())
+    return HandResult(hand=hand, profile="site", session=None, findings=[], pots=[PotResult(p) for p in pots],
+                      should_receive=should, received=received, contributions=contributions, start_stacks={},
+                      end_stacks={}, dealt_in=list(contributions), rake=rake)
+
+
+def test_an_allowed_rake_comes_off_gross_awards() -> None:
+    pots = [{"name": "pot", "amount": 100, "eligible": ["A", "B"], "winners": ["A"], "awards": {"A": 100},
+             "collected": {"A": 95}}]
+    s = settle_result(synthetic(pots, {"A": 100}, {"A": 95}, {"A": 50, "B": 50}, rake=5))
+    assert s.rake_kept == 5 and s.transfers == [] and s.should_receive == {"A": 95, "B": 0}
+
+
+def test_short_pay_beyond_the_stated_rake_is_owed_to_the_winner() -> None:
+    # the engine took all 7 chips the pot paid short as its rake; the summary says the rake was 5
+    pots = [{"name": "pot", "amount": 100, "eligible": ["A", "B"], "winners": ["A"], "awards": {"A": 93},
+             "collected": {"A": 93}, "rake": 7}]
+    s = settle_result(synthetic(pots, {"A": 93}, {"A": 93}, {"A": 50, "B": 50}, rake=5))
+    assert s.rake_kept == 5 and s.remainder == 2
+    assert s.transfers == [Transfer(POT, "A", 2)]
+
+
+def test_a_pot_nobody_showed_down_is_taken_as_paid() -> None:
+    pots = [{"name": "pot", "amount": 40, "eligible": ["A", "B"], "winners": [], "awards": {},
+             "collected": {"B": 40}}]
+    s = settle_result(synthetic(pots, {}, {"B": 40}, {"A": 20, "B": 20}, rake=0))
+    assert s.transfers == [] and s.unjudged == ["pot"]
+    assert "nobody's cards were shown" in " ".join(settlement_notes(s, "en"))
+
+
+def test_site_hands_with_an_allowed_rake_need_no_correction() -> None:
+    path = SHARED / "real-hands" / "pokerstars" / "5-Carddraw-NL-USD-0.25-0.50.Sample.txt"
+    if not path.is_file():
+        pytest.skip("the shared real hands are not here")
+    h = run_json(path)[0]
+    assert h["rake_kept"] == 5 and h["corrections"] == [] and h["remainder"] is None
