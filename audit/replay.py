@@ -157,6 +157,7 @@ class Replay:
         self.reshuffled_for: dict[str, bool] = {}
         self.back_in_stub_drawn: set[str] = set()  # reshuffled cards already drawn again
         self.stub_is_known_order = False
+        self.stub_unordered = 0  # stub-first: how many cards at the top of the stub are in an unknown order
         self.drawn_after_reshuffle: set[str] = set()
         self.shown_cards_all: set[str] = set()  # cards shown so far (site logs: hidden hands)
         self._draw_closed = False
@@ -1070,14 +1071,17 @@ class Replay:
             allowed = remaining | others
             must = remaining
         else:
-            allowed = others
+            allowed = others - remaining  # the old stub is dealt first and is not listed
             must = set()
         bad = sorted(listed - allowed)
         lacking = sorted(must - listed)
         if bad or lacking or (self.known_cards and listed != allowed):
             parts = []
-            if bad:
-                parts.append(f"it holds {' '.join(bad)}, which may not go back in")
+            stub_left = sorted(set(bad) & remaining) if self.profile.reshuffle == "stub-first" else []
+            if stub_left:
+                parts.append(f"it holds the stub's last {' '.join(stub_left)}, which are dealt first, not shuffled")
+            if sorted(set(bad) - set(stub_left)):
+                parts.append(f"it holds {' '.join(sorted(set(bad) - set(stub_left)))}, which may not go back in")
             if lacking:
                 parts.append(f"it lacks the stub's {' '.join(lacking)}")
             missing_discards = sorted(allowed - listed - set(lacking))
@@ -1086,8 +1090,12 @@ class Replay:
             self.add(Rule.RESHUFFLE, r.line, "The reshuffled stub is wrong: " + "; ".join(parts) + ".",
                      player=p, expected=" ".join(sorted(allowed)), actual=" ".join(r.cards))
         if self.profile.reshuffle == "stub-first":
-            old = self.stub if self.stub is not None else sorted(remaining)
-            self.stub = list(old) + list(r.cards)
+            if self.stub is not None:
+                old = self.stub
+            else:  # the old stub's cards are known, their order is not
+                old = sorted(remaining)
+                self.stub_unordered = len(old)
+            self.stub = list(old) + [c for c in r.cards if c not in old]
         else:
             self.stub = list(r.cards)
         self.stub_is_known_order = True
@@ -1167,10 +1175,21 @@ class Replay:
         del own
         if self.stub is not None:
             top = self.stub[:len(new)]
-            if sorted(top) != sorted(new) and (self.deck_order is not None or self.stub_is_known_order):
+            head = self.stub[:self.stub_unordered]  # stub-first: the old stub's cards, order unknown
+            if head and len(new) <= len(head):
+                in_order = set(new) <= set(head)
+            elif head:
+                in_order = set(head) <= set(new) and sorted(set(new) - set(head)) == sorted(top[len(head):])
+            else:
+                in_order = sorted(top) == sorted(new)
+            if not in_order and (self.deck_order is not None or self.stub_is_known_order):
+                want = (f"the old stub's {' '.join(head)} first, then {' '.join(top[len(head):])}"
+                        if head and len(new) > len(head) else
+                        f"{len(new)} of the old stub's {' '.join(head)}" if head else " ".join(top))
                 self.add(Rule.DEAL_ORDER, line,
-                         f"{p} should have drawn {' '.join(top)} from the top of the stub.", player=p,
+                         f"{p} should have drawn {want} from the top of the stub.", player=p,
                          expected=" ".join(top), actual=" ".join(new), street="draw")
+            self.stub_unordered = max(0, len(head) - len(set(new) & set(head)))
             remaining = list(self.stub)
             for c in new:
                 if c in remaining:

@@ -309,7 +309,7 @@ def test_play_money_fixture() -> None:
     assert Event(17, "newbie", "joins", "joins the table at seat #5") in hand.body
     assert [e.kind for e in hand.body if type(e) is Event and e.player in ("ana-b", "late comer", "ghost")
             and e.kind != "summary"] == ["disconnected", "connected", "returns", "leaves"]
-    assert StandPat(25, "Zé Carlos") in hand.body
+    assert StandPat(24, "Zé Carlos") in hand.body
     total = summary_total(hand)
     assert total == SummaryTotal(39, 370, 0)
     assert chips_put_in(hand) == 370 == sum(i.amount for i in hand.body if type(i) is Collect)
