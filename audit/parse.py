@@ -26,10 +26,20 @@ from audit.read import RawBlock
 from audit.resources import data_dir
 
 _CARD_FIX = {"10": "T"}
-# A number longer than this is refused (a PARSE_ERROR) before it is read: Python will not even convert a string
+# A number longer than this is refused (a PARSE_ERROR) rather than read: Python will not even convert a string
 # of 4,300 digits to an int, and sums of such amounts would break every message that prints them.
 MAX_NUMBER_DIGITS = 100
-_LONG_NUMBER = re.compile(r"\b\d{%d}" % (MAX_NUMBER_DIGITS + 1))
+_LONG_NUMBER = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
+
+
+class _LongNumber(Exception):
+    """A number of more than ``MAX_NUMBER_DIGITS`` digits met while building (``parse_block`` reports it)."""
+
+
+def _int(digits: str) -> int:
+    if len(digits) > MAX_NUMBER_DIGITS:
+        raise _LongNumber
+    return int(digits)
 _INT = re.compile(r"\d+")
 
 
@@ -120,22 +130,22 @@ class HouseBuilder(_Builder):
     def TABLE_LINE(self, tok: Token) -> tuple[str, int]:
         m = _TABLE_RE.match(tok)
         assert m is not None
-        return m.group(1), int(m.group(2))
+        return m.group(1), _int(m.group(2))
 
     def SEAT_LINE(self, tok: Token) -> tuple[Seat, bool]:
         m = _SEAT_RE.match(tok)
         assert m is not None
-        seat = Seat(self._line(tok), int(m.group(1)), m.group(2), int(m.group(3)), m.group(5) is not None)
+        seat = Seat(self._line(tok), _int(m.group(1)), m.group(2), _int(m.group(3)), m.group(5) is not None)
         return seat, m.group(4) != "in chips"
 
     def CARRIED(self, tok: Token) -> tuple[int, int]:
-        return self._line(tok), int(tok.split(":", 1)[1])
+        return self._line(tok), _int(tok.split(":", 1)[1])
 
     def POST(self, tok: Token) -> Post:
         line, player, rest = self._named(tok)
         m = _POST_RE.match(rest)
         assert m is not None
-        return Post(line, player, _POST_KIND[m.group(1)], int(m.group(2)), m.group(3) is not None)
+        return Post(line, player, _POST_KIND[m.group(1)], _int(m.group(2)), m.group(3) is not None)
 
     def NOPLAY(self, tok: Token) -> NoPlay:
         line, player, rest = self._named(tok)
@@ -160,8 +170,8 @@ class HouseBuilder(_Builder):
         assert m is not None
         verb, n, to, all_in, timed_out, took = m.groups()
         kind = _VERBS[verb]
-        amount = int(n) if n else 0
-        return Action(line, player, kind, amount, int(to) if to else (amount if kind == "bet" else 0),
+        amount = _int(n) if n else 0
+        return Action(line, player, kind, amount, _int(to) if to else (amount if kind == "bet" else 0),
                       all_in is not None, timed_out is not None, float(took) if took else None)
 
     def PAROLE(self, tok: Token) -> Parole:
@@ -174,7 +184,7 @@ class HouseBuilder(_Builder):
         m = _DISCARD_RE.match(rest)
         assert m is not None
         count, cards, took = m.groups()
-        return Discard(line, player, int(count), split_cards(cards) if cards else None,
+        return Discard(line, player, _int(count), split_cards(cards) if cards else None,
                        float(took) if took else None)
 
     def STANDS_PAT(self, tok: Token) -> StandPat:
@@ -208,12 +218,12 @@ class HouseBuilder(_Builder):
             pot = "parole"
         else:
             pot = "side-" + where.rsplit("-", 1)[1]
-        return Collect(line, player, int(m.group(1)), pot)
+        return Collect(line, player, _int(m.group(1)), pot)
 
     def UNCALLED(self, tok: Token) -> Uncalled:
         m = _UNCALLED_RE.match(tok)
         assert m is not None
-        return Uncalled(self._line(tok), m.group(2), int(m.group(1)))
+        return Uncalled(self._line(tok), m.group(2), _int(m.group(1)))
 
     def EVENT(self, tok: Token) -> Event:
         line, player, rest = self._named(tok)
@@ -225,11 +235,11 @@ class HouseBuilder(_Builder):
 
     def SCORES(self, tok: Token) -> Score:
         line, player, rest = self._named(tok)
-        return Score(line, player, int(rest.split()[1]))
+        return Score(line, player, _int(rest.split()[1]))
 
     def TOTAL(self, tok: Token) -> SummaryTotal:
         nums = _INT.findall(tok)
-        return SummaryTotal(self._line(tok), int(nums[0]), int(nums[1]))
+        return SummaryTotal(self._line(tok), _int(nums[0]), _int(nums[1]))
 
     # preamble and session end
     def preamble(self, c: list[Any]) -> Preamble:
@@ -252,7 +262,7 @@ class HouseBuilder(_Builder):
     def STANDING(self, tok: Token) -> Standing:
         m = _STANDING_RE.match(tok)
         assert m is not None
-        return Standing(self._line(tok), int(m.group(1)), m.group(2), int(m.group(3)))
+        return Standing(self._line(tok), _int(m.group(1)), m.group(2), _int(m.group(3)))
 
 
 _HOUSE_BUILDER = HouseBuilder()
@@ -392,9 +402,10 @@ def _hand_id_guess(block: RawBlock) -> str | None:
 def parse_block(block: RawBlock) -> Block:
     """A block of lines → ``Hand`` / ``Preamble`` / ``SessionEnd``, or a ``ParseFailure``."""
     text = block.text()
-    long_number = _LONG_NUMBER.search(text)
-    if long_number is not None:
-        return _long_number_failure(block, long_number)
+    if block.kind in ("site", "preamble"):  # numbers the house builder does not read: site amounts, option values
+        long_number = _LONG_NUMBER.search(text)
+        if long_number is not None:
+            return _long_number_failure(block, long_number)
     if block.kind == "site":
         from audit.site import parse_site_block
         return parse_site_block(block)
@@ -412,6 +423,11 @@ def parse_block(block: RawBlock) -> Block:
         return failure(block, exc.line, exc.column, exc.what)
     except UnexpectedInput as exc:
         return _failure_from(block, text, exc)
+    except _LongNumber:
+        long_number = _LONG_NUMBER.search(text)
+        if long_number is None:  # pragma: no cover - every number the builder reads is a run of digits
+            return failure(block, 1, 1, f"a number of more than {MAX_NUMBER_DIGITS} digits cannot be read")
+        return _long_number_failure(block, long_number)
     if type(result) is Hand:
         return result._replace(file=block.file)
     return result  # type: ignore[no-any-return]
