@@ -32,7 +32,7 @@ from audit.pipeline import Audited, audit_blocks
 from audit.read import iter_lines, split_blocks
 from audit.store import DATA_TABLES, SCHEMA, FileRows, Store, hand_key
 
-BATCH_HANDS = 2_000
+BATCH_HANDS = 250
 """Rows are turned into Arrow record batches every this many hands, so memory holds compact columns, not
 millions of Python tuples, while a large file waits for its single transaction."""
 
@@ -416,7 +416,10 @@ def plan_jobs(files: list[str], known: set[str], profile: str, options: tuple[tu
 
 def run_jobs(jobs: list[IngestJob], workers: int,
              progress: Callable[[int], None] | None = None) -> Iterator[tuple[IngestJob, FileRows | FileFailure]]:
-    """Audit the jobs, in order: in this process (``workers <= 1``) or in a pool of worker processes."""
+    """Audit the jobs, in order: in this process (``workers <= 1``) or in a pool of worker processes.
+
+    ``progress`` is called with byte counts: as each file is read in this process, per finished file with
+    workers."""
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
             try:
@@ -464,9 +467,7 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
         bar = _progress_bar(sum(j.size for j in jobs), err) if progress and jobs else None
         tick = bar.update if bar is not None else None
         try:
-            for job, out in run_jobs(jobs, workers, tick if workers <= 1 else None):
-                if workers > 1 and len(jobs) > 1 and tick is not None:
-                    tick(job.size)
+            for job, out in run_jobs(jobs, workers, tick):
                 if isinstance(out, FileFailure):
                     summary.failed.append(out)
                     what = "an internal error (please report it)" if out.internal else "cannot be read"

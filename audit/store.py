@@ -159,6 +159,12 @@ class Store:
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
+            tables = {r[0] for r in con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() "
+                "AND table_schema = 'main'").fetchall()}
+            if tables and "audit_meta" not in tables:
+                raise AuditError(f"{self.path}: this database was not written by 'audit ingest' (it holds "
+                                 f"{', '.join(sorted(tables)[:5])}); name a new file with --db")
             con.execute("CREATE TABLE IF NOT EXISTS audit_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
             row = con.execute("SELECT value FROM audit_meta WHERE key = 'schema_version'").fetchone()
             if row is None:

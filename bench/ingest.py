@@ -1,0 +1,162 @@
+"""Benchmark ``audit ingest``: hands per second with 1 and 2 workers, and peak memory.
+
+    .venv/bin/python bench/ingest.py                      # 100,000 simulated hands, 1 and 2 workers
+    .venv/bin/python bench/ingest.py --hands 20000 --workers 1 2 4 --keep /tmp/corpus
+
+CPU time (main + workers) is printed too, since wall-clock hands/s depends on what else the machine runs.
+
+The corpus is house-format text: sessions from the simulator (``audit.simulate``) when it is installed, else the
+shared clean sessions (``../shared/cases/generated*/clean-*.txt``) repeated with renumbered hand ids and session
+names (``--source cases`` forces that). It is cut into files of ``--hands-per-file`` hands, because workers
+audit whole files. Each run ingests the whole corpus into a fresh database in a fresh process, so its peak
+memory (``resource.getrusage``: the main process, and the largest worker) is its own. Figures are printed,
+never asserted: the machine may be busy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_CASES = ROOT.parent / "shared" / "cases"
+
+
+def simulated_sessions(seed: int) -> Iterator[tuple[str, int]]:
+    """(text, hands) of endless simulated home-open sessions."""
+    from audit.simulate import iter_simulated
+
+    for session in iter_simulated("home-open", seed):
+        yield session.text, session.hands
+
+
+def repeated_cases() -> Iterator[tuple[str, int]]:
+    """The shared clean sessions again and again, with fresh hand ids and session names."""
+    sources = sorted(SHARED_CASES.glob("generated*/clean-*.txt"))
+    if not sources:
+        raise SystemExit(f"no clean cases under {SHARED_CASES}")
+    texts = [p.read_text(encoding="utf-8") for p in sources]
+    number = 0
+    copy = 0
+    while True:
+        copy += 1
+        for text in texts:
+            hands = 0
+
+            def renumber(_: re.Match[str]) -> str:
+                nonlocal number, hands
+                number += 1
+                hands += 1
+                return f"Hand #{number}"
+
+            out = re.sub(r"^Hand #\d+", renumber, text, flags=re.M)
+            out = re.sub(r"^Session: (.*)$", rf"Session: \1-c{copy}", out, flags=re.M)
+            yield out, hands
+
+
+def build_corpus(folder: Path, hands: int, per_file: int, source: str, seed: int) -> tuple[int, int, str]:
+    """Write about ``hands`` hands (whole sessions) into files of about ``per_file`` hands:
+    (hands, files, source used)."""
+    if source == "simulate":
+        try:
+            sessions = simulated_sessions(seed)
+            first = next(sessions)
+        except (ImportError, AttributeError):
+            print("audit.simulate is not available: using the shared clean cases", file=sys.stderr)
+            source = "cases"
+        else:
+            def chain() -> Iterator[tuple[str, int]]:
+                yield first
+                yield from sessions
+            stream = chain()
+    if source == "cases":
+        stream = repeated_cases()
+    folder.mkdir(parents=True, exist_ok=True)
+    total = files = 0
+    parts: list[str] = []
+    in_file = 0
+    for text, n in stream:
+        parts.append(text)
+        in_file += n
+        total += n
+        if in_file >= per_file or total >= hands:
+            files += 1
+            (folder / f"corpus-{files:05d}.txt").write_text("\n".join(parts), encoding="utf-8")
+            parts, in_file = [], 0
+        if total >= hands:
+            break
+    return total, files, source
+
+
+def run_once(corpus: Path, workers: int, db: Path) -> dict[str, float]:
+    """One ingest in this process (called in a fresh process by ``main``); its figures as a dict."""
+    from audit.ingest import ingest
+
+    start = time.perf_counter()
+    summary = ingest([str(corpus)], str(db), workers=workers)
+    seconds = time.perf_counter() - start
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    self_kb, children_kb = me.ru_maxrss, children.ru_maxrss
+    cpu = me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+    return {"workers": workers, "files": summary.ingested, "hands": summary.hands, "findings": summary.findings,
+            "seconds": seconds, "hands_per_s": summary.hands / seconds if seconds else 0.0,
+            "peak_main_mb": self_kb / 1024, "peak_worker_mb": children_kb / 1024,
+            "db_mb": db.stat().st_size / 1e6, "cpu_s": cpu, "hands_per_cpu_s": summary.hands / cpu if cpu else 0.0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hands", type=int, default=100_000, help="hands in the corpus (default 100,000)")
+    parser.add_argument("--hands-per-file", type=int, default=2_000, help="hands per file (default 2,000)")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts to measure")
+    parser.add_argument("--source", choices=["simulate", "cases"], default="simulate")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                        help="build (or reuse, if it holds files) the corpus in DIR and keep it")
+    parser.add_argument("--run-once", nargs=3, metavar=("CORPUS", "WORKERS", "DB"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.run_once:
+        corpus, workers, db = args.run_once
+        print(json.dumps(run_once(Path(corpus), int(workers), Path(db))))
+        return
+
+    with tempfile.TemporaryDirectory(prefix="audit-bench-") as tmp:
+        corpus = args.keep or Path(tmp) / "corpus"
+        existing = sorted(corpus.glob("*.txt")) if corpus.is_dir() else []
+        if existing:
+            hands = sum(len(re.findall(r"^Hand #", p.read_text(encoding="utf-8"), re.M)) for p in existing)
+            files, source = len(existing), f"reused {corpus}"
+        else:
+            start = time.perf_counter()
+            hands, files, source = build_corpus(corpus, args.hands, args.hands_per_file, args.source, args.seed)
+            print(f"corpus: {hands:,} hands in {files} files ({source}), built in "
+                  f"{time.perf_counter() - start:.1f} s")
+        size = sum(p.stat().st_size for p in corpus.glob("*.txt"))
+        print(f"corpus: {hands:,} hands, {files} files, {size / 1e6:.1f} MB ({source})")
+        print(f"{'workers':>7}  {'hands':>8}  {'seconds':>8}  {'hands/s':>8}  {'CPU s':>7}  {'hands/CPU s':>11}  "
+              f"{'peak main MB':>12}  {'peak worker MB':>14}  {'db MB':>6}")
+        for workers in args.workers:
+            db = Path(tmp) / f"bench-{workers}.duckdb"
+            out = subprocess.run([sys.executable, __file__, "--run-once", str(corpus), str(workers), str(db)],
+                                 check=True, capture_output=True, text=True)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            worker_mb = f"{r['peak_worker_mb']:.0f}" if workers > 1 else "-"
+            print(f"{workers:>7}  {r['hands']:>8,}  {r['seconds']:>8.1f}  {r['hands_per_s']:>8,.0f}  "
+                  f"{r['cpu_s']:>7.1f}  {r['hands_per_cpu_s']:>11,.0f}  {r['peak_main_mb']:>12.0f}  "
+                  f"{worker_mb:>14}  {r['db_mb']:>6.1f}", flush=True)
+        print("hands/s is wall-clock (it falls when other processes share the cores); hands/CPU s counts the "
+              "CPU time of the ingest and its workers only.")
+
+
+if __name__ == "__main__":
+    main()
