@@ -141,7 +141,7 @@ class Replay:
         self.summary: SummaryTotal | None = None
         self.redeal_line = 0
         self.won_by_fold: str | None = None
-        self.parole_state: str | None = None  # None, "offered", "accepted", "declined"
+        self.parole_state: str | None = None  # None, "offered", "accepted", "declined", "not-allowed"
         self.parole_offerer: str | None = None
         self.parole_answers: list[str] = []
         self.min_bet = self._min_bet()
@@ -628,6 +628,9 @@ class Replay:
         self.check_time(a)
         if self.parole_state == "offered" and a.kind != "fold":
             self.parole_state = "declined"
+        elif self.parole_state == "accepted":
+            self.add(Rule.PAROLE, a.line, f"{p} acted after the parole was accepted; the hand ends with the split.",
+                     player=p, expected="the split", actual=a.kind)
         kind = a.kind
         if kind == "fold":
             self.folded.add(p)
@@ -909,29 +912,58 @@ class Replay:
 
     # ------------------------------------------------------------------ parole
     def on_parole(self, item: Parole) -> None:
+        """``parole = yes``: only the first player to act in the second round may offer, before any chips go in;
+        the others still in answer in turn; one acceptance splits every pot, all declining lets play go on."""
         p = item.player
         if not self.profile.parole:
-            self.add(Rule.PAROLE, item.line, "Parole is not part of this game.", player=p)
+            if self.parole_state is None:
+                self.add(Rule.PAROLE, item.line, "Parole is not part of this game.", player=p,
+                         expected="no parole", actual=f"{p} {item.kind}s parole")
+            self.parole_state = "not-allowed"
             return
         if item.kind == "offer":
             if self.street == "draw":
                 self.end_draw_phase(item.line)
                 self.open_round("second", item.line)
             rnd = self.round
-            first = self.round_start("second") if rnd is not None else None
-            if self.street != "second" or rnd is None or rnd.acted or rnd.current > 0 or p != first:
+            first = self.round_start("second") if rnd is not None and self.street == "second" else None
+            if self.parole_state is not None:
+                self.add(Rule.PAROLE, item.line, f"{p} offered parole, but parole was already offered this hand.",
+                         player=p, expected="one offer", actual="a second offer")
+            elif self.street != "second" or rnd is None or rnd.acted or rnd.current > 0 or p != first:
+                when = ("in the first betting round" if self.street in ("pre", "deal", "first")
+                        else "after chips went in" if rnd is not None and rnd.current > 0
+                        else "after the round's first action" if rnd is not None and rnd.acted
+                        else "out of turn")
                 self.add(Rule.PAROLE, item.line,
-                         f"{p} offered parole; only the first player to act in the second betting round may, "
-                         "before any chips go in.", player=p, expected=first, actual=p)
+                         f"{p} offered parole {when}; only the first player to act in the second betting round"
+                         f"{f' ({first})' if first else ''} may, before any chips go in.", player=p,
+                         expected=f"{first} in the second round" if first else "no offer", actual=p)
             self.parole_state = "offered"
             self.parole_offerer = p
-        elif item.kind == "accept":
-            if self.parole_state not in ("offered",):
-                self.add(Rule.PAROLE, item.line, f"{p} accepted a parole nobody offered.", player=p)
-            self.parole_state = "accepted"
+            self.parole_answers = []
+        elif self.parole_state != "offered":
+            self.add(Rule.PAROLE, item.line, f"{p} {item.kind}ed a parole nobody offered"
+                     f"{' (it was already settled)' if self.parole_state else ''}.", player=p)
+            if item.kind == "accept":
+                self.parole_state = "accepted"
         else:
-            if self.parole_state not in ("offered",):
-                self.add(Rule.PAROLE, item.line, f"{p} declined a parole nobody offered.", player=p)
+            offerer = self.parole_offerer or p
+            ring = self.clockwise_from(self.order.index(offerer) + 1) if offerer in self.order else self.order
+            answerers = [q for q in ring if q != offerer and q not in self.folded]
+            waiting = [q for q in answerers if q not in self.parole_answers]
+            if p == offerer:
+                self.add(Rule.PAROLE, item.line, f"{p} answered his own offer of parole.", player=p)
+            elif waiting and p != waiting[0]:
+                self.add(Rule.PAROLE, item.line, f"{p} answered the parole out of turn: it was {waiting[0]}'s "
+                         "answer.", player=p, expected=waiting[0], actual=p)
+            self.parole_answers.append(p)
+            if item.kind == "accept":
+                self.parole_state = "accepted"
+                if self.round is not None:
+                    self.round.pending = set()  # the hand ends with the split
+            elif all(q in self.parole_answers for q in answerers):
+                self.parole_state = "declined"
         self.record(item.line, _describe_item(item))
 
     # ------------------------------------------------------------------ the draw
@@ -1208,6 +1240,9 @@ class Replay:
     # ------------------------------------------------------------------ show down and awards
     def on_show(self, s: Show) -> None:
         p = s.player
+        if self.parole_state == "accepted" and not self.show_order:
+            self.add(Rule.PAROLE, s.line, "The parole was accepted, so the pots are split without a show down.",
+                     player=p, expected="no show down", actual="show down")
         if self.street in ("second", "first", "draw"):
             self.close_round(s.line)
             self.street = "showdown"
@@ -1411,17 +1446,25 @@ class Replay:
 
     def check_awards(self, results: list[PotResult], parole: bool) -> None:
         """Compare what each pot paid in the log with what it should have paid."""
+        if parole and results:
+            self.check_parole_split(results)
+            return
+        split_lines = [c for c in self.collected if c.pot == "parole"]
+        if split_lines and self.parole_state != "not-allowed":  # (a parole in a game without it: flagged once)
+            c = split_lines[0]
+            self.add(Rule.PAROLE, c.line, f"The pot was paid as a parole split ({c.player} collected {c.amount}), "
+                     "but no parole was accepted.", player=c.player, expected="from pot",
+                     actual="from pot (parole)", street="summary")
         if not results:
             for c in self.collected:
                 self.add(Rule.POT_AMOUNT, c.line, f"{c.player} collected {c.amount}, but there was no pot to win.",
                          player=c.player, expected=0, actual=c.amount, street="summary")
             return
         by_name = {r["name"]: r for r in results}
-        unmatched: list[Collect] = []
         for c in self.collected:
             name = c.pot
             if name == "parole":
-                name = "pot" if "pot" in by_name else None  # type: ignore[assignment]
+                name = "pot"
             if name == "side" and "side-1" in by_name and len(results) == 2:
                 name = "side-1"
             if name == "pot" and "pot" not in by_name and "main" in by_name:
@@ -1430,36 +1473,36 @@ class Replay:
                 name = "pot"
             target = by_name.get(name) if name else None
             if target is None:
-                if c.pot == "parole":
-                    unmatched.append(c)
-                    continue
                 self.add(Rule.POT_AMOUNT, c.line, f"{c.player} collected {c.amount} from a {c.pot.replace('-', ' ')}"
                          " that does not exist.", player=c.player, actual=c.amount, street="summary")
                 continue
             target["collected"][c.player] = target["collected"].get(c.player, 0) + c.amount
             target.setdefault("lines", {})[c.player] = c.line
-        if unmatched:
-            # parole splits every pot: compare totals per player
-            for r in results:
-                for c in unmatched:
-                    pass
-            totals: dict[str, int] = {}
-            for c in unmatched:
-                totals[c.player] = totals.get(c.player, 0) + c.amount
-            want: dict[str, int] = {}
-            for r in results:
-                for p, a in r["awards"].items():
-                    want[p] = want.get(p, 0) + a
-            for p in sorted(set(totals) | set(want)):
-                if totals.get(p, 0) != want.get(p, 0):
-                    self.add(Rule.PAROLE, unmatched[0].line,
-                             f"After the parole {p} should have received {want.get(p, 0)}, not {totals.get(p, 0)}.",
-                             player=p, expected=want.get(p, 0), actual=totals.get(p, 0))
-            return
         if self.profile.rake_allowed:
             self.take_rake(results)
         for r in results:
             self.judge_pot(r)
+
+    def check_parole_split(self, results: list[PotResult]) -> None:
+        """After an accepted parole every pot is split among its eligible players (odd chips from the button's
+        left): each player's collected total must match his shares."""
+        want: dict[str, int] = {}
+        for r in results:
+            for q, amt in r["awards"].items():
+                want[q] = want.get(q, 0) + amt
+        got: dict[str, int] = {}
+        lines: dict[str, int] = {}
+        for c in self.collected:
+            got[c.player] = got.get(c.player, 0) + c.amount
+            lines.setdefault(c.player, c.line)
+        line = min(lines.values()) if lines else self.hand.end_line
+        shares = "; ".join(f"{r['amount']} among {', '.join(r['eligible'])}" for r in results)
+        for q in [x for x in self.order if x in want or x in got]:
+            if got.get(q, 0) != want.get(q, 0):
+                self.add(Rule.PAROLE, lines.get(q, line),
+                         f"After the parole {q} should have received {want.get(q, 0)}, not {got.get(q, 0)} (every "
+                         f"pot is split among its players, odd chips from the button's left: {shares}).",
+                         player=q, expected=want.get(q, 0), actual=got.get(q, 0), street="summary")
 
     def take_rake(self, results: list[PotResult]) -> None:
         """Where the house may rake, what a pot paid short of its amount is its rake: the winners share the
