@@ -380,12 +380,119 @@ class LineLexer(Lexer):
             pos = nl + 1
 
 
+class _Line(str):
+    """A line handed to the transformer's terminal callbacks: its text, and ``line``, its index in the block."""
+
+    line: int
+
+
+class _Misplaced(Exception):
+    """A readable line where the grammar allows no such line (``kind``: its terminal, or ``$END``)."""
+
+    def __init__(self, line: int, kind: str) -> None:
+        super().__init__(kind)
+        self.line = line
+        self.kind = kind
+
+
+class LineParser:
+    """Runs Lark's LALR tables for the house grammar over a block, one line per token.
+
+    Lark builds the grammar, the lexer's terminals and the LALR(1) tables; this loop only plays them, as Lark's
+    own parser does, without its per-token costs (a ``Token`` object, rule objects hashed on every reduction):
+    measured with bench/parse.py, this is where most of the parse time went.
+    """
+
+    def __init__(self, lark: Lark) -> None:
+        from lark.parsers.lalr_analysis import Shift
+        inner = lark.parser.parser.parser  # type: ignore[attr-defined]
+        table = inner.parse_table
+        callbacks = inner.callbacks
+        self.terminal_callbacks: dict[str, Any] = {k: v for k, v in callbacks.items() if isinstance(k, str)}
+        self.states: dict[int, dict[str, tuple[bool, Any]]] = {}
+        for state, actions in table.states.items():
+            row: dict[str, tuple[bool, Any]] = {}
+            for symbol, (action, arg) in actions.items():
+                # plain str keys: Lark's are Token objects, whose Python-level __eq__ slows every lookup
+                if action is Shift:
+                    row[str(symbol)] = (True, arg)
+                else:
+                    row[str(symbol)] = (False, (len(arg.expansion), str(arg.origin.name), callbacks[arg]))
+            self.states[state] = row
+        self.start_states: dict[str, int] = dict(table.start_states)
+        self.end_states: dict[str, int] = dict(table.end_states)
+        lexer_conf = lark.lexer_conf
+        self.patterns = {t.name: re.compile(t.pattern.to_regexp()) for t in lexer_conf.terminals}
+
+    def parse(self, text: str, start: str) -> Any:
+        """The transformer's result for ``text`` (lines each ending in a newline); raises ``LineError`` for
+        an unreadable line and ``_Misplaced`` for a line out of place."""
+        states = self.states
+        patterns = self.patterns
+        tcb = self.terminal_callbacks
+        end_state = self.end_states[start]
+        stack = [self.start_states[start]]
+        values: list[Any] = []
+        pos = 0
+        line_no = 0
+        end = len(text)
+        while True:
+            if pos < end:
+                line_no += 1
+                nl = text.find("\n", pos)
+                if nl < 0:
+                    nl = end
+                line = text[pos:nl]
+                kind = ""
+                for name in _candidates(line):
+                    m = patterns[name].match(text, pos)
+                    if m is not None and m.end() == nl + 1:
+                        kind = name
+                        break
+                if not kind:
+                    column, what = _diagnose(line, [patterns[n] for n in _candidates(line)])
+                    raise LineError(line_no, column, what)
+                pos = nl + 1
+            else:
+                kind = "$END"
+            while True:
+                action = states[stack[-1]].get(kind)
+                if action is None:
+                    raise _Misplaced(line_no, kind)
+                shift, arg = action
+                if shift:
+                    stack.append(arg)
+                    value = _Line(line)
+                    value.line = line_no
+                    callback = tcb.get(kind)
+                    values.append(callback(value) if callback is not None else value)
+                    break
+                size, origin, callback = arg
+                if size:
+                    children = values[-size:]
+                    del stack[-size:]
+                    del values[-size:]
+                else:
+                    children = []
+                reduced = callback(children)
+                stack.append(states[stack[-1]][origin][1])
+                values.append(reduced)
+                if kind == "$END" and stack[-1] == end_state:
+                    return values[-1]
+
+
 @lru_cache(maxsize=None)
 def house_parser() -> Lark:
     """The house-format LALR parser with its lexer and transformer built in (built once per process)."""
     return Lark.open(str(data_dir("grammar") / "house.lark"), parser="lalr", lexer=LineLexer,
                      start=["hand", "preamble", "session_end"], transformer=_HOUSE_BUILDER,
                      maybe_placeholders=False)
+
+
+@lru_cache(maxsize=None)
+def house_line_parser() -> LineParser:
+    """The fast driver over the house grammar's tables (built once per process)."""
+    return LineParser(house_parser())
 
 
 _START = {"house": "hand", "preamble": "preamble", "session_end": "session_end"}
@@ -415,14 +522,14 @@ def parse_block(block: RawBlock) -> Block:
     if block.too_long:
         return failure(block, len(block.lines), 1,
                        f"the hand is longer than {len(block.lines):,} lines; the rest was not read")
-    parser = house_parser()
+    parser = house_line_parser()
     _HOUSE_BUILDER.numbers = block.numbers
     try:
-        result: Any = parser.parse(text, start=start)
+        result: Any = parser.parse(text, start)
     except LineError as exc:
         return failure(block, exc.line, exc.column, exc.what)
-    except UnexpectedInput as exc:
-        return _failure_from(block, text, exc)
+    except _Misplaced as exc:
+        return _misplaced(block, exc)
     except _LongNumber:
         long_number = _LONG_NUMBER.search(text)
         if long_number is None:  # pragma: no cover - every number the builder reads is a run of digits
@@ -459,6 +566,14 @@ _LINE_NAMES = {
     "SESSION": "a 'Session:' line", "PROFILE": "a 'Profile:' line", "OPTION": "an 'Option:' line",
     "SESSION_END": "the session end line", "STANDING": "a standings line",
 }
+
+
+def _misplaced(block: RawBlock, exc: _Misplaced) -> ParseFailure:
+    if exc.kind == "$END":
+        last = len(block.lines)
+        return failure(block, last, len(block.lines[-1]) + 1 if block.lines else 1,
+                       "the hand ends too early: its header, table or seat lines are missing")
+    return failure(block, exc.line, 1, f"{_LINE_NAMES.get(exc.kind, 'this line')} cannot stand here")
 
 
 def _failure_from(block: RawBlock, text: str, exc: UnexpectedInput) -> ParseFailure:
