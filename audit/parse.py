@@ -405,7 +405,7 @@ class LineParser:
 
     def __init__(self, lark: Lark) -> None:
         from lark.parsers.lalr_analysis import Shift
-        inner = lark.parser.parser.parser  # type: ignore[attr-defined]
+        inner = lark.parser.parser.parser
         table = inner.parse_table
         callbacks = inner.callbacks
         self.terminal_callbacks: dict[str, Any] = {k: v for k, v in callbacks.items() if isinstance(k, str)}
