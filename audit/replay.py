@@ -233,10 +233,12 @@ class Replay:
         if left <= 0 or all_in_flag:
             self.all_in.add(player)
 
-    def record(self, line: int, text: str, **legal: Any) -> None:
-        """A step for ``explain``: the stacks and pot after it, and what was legal before it."""
+    def record(self, line: int, item: Any, **legal: Any) -> None:
+        """A step for ``explain``: the stacks and pot after it, and what was legal before it (``item``: the
+        model object, or a text). Nothing is built when no steps are wanted: this is on the hot path."""
         if self.steps is None:
             return
+        text = item if isinstance(item, str) else _describe_item(item)
         self.steps.append({"line": line, "street": STREET_NAMES.get(self.street, self.street), "text": text,
                            "stacks": dict(self.stack), "pot": self.pot_now(), "legal": legal or None,
                            "findings": []})
@@ -262,7 +264,7 @@ class Replay:
             self.last_line = item.line
             if self.steps is not None and len(self.findings) > before:
                 if not self.steps or self.steps[-1]["line"] != item.line:
-                    self.record(item.line, _describe_item(item))
+                    self.record(item.line, item)
                 self.steps[-1]["findings"].extend(f.as_dict() for f in self.findings[before:])
         return self.finish()
 
@@ -289,7 +291,7 @@ class Replay:
             rule = Rule.ANTE_WRONG if post.kind == "ante" else Rule.BLIND_WRONG
             self.add(rule, post.line, f"{p} posted {post.amount}, but a game without bets has no forced bets.",
                      player=p, expected="no forced bet", actual=post.amount)
-            self.record(post.line, _describe_item(post))
+            self.record(post.line, post)
             return
         if p in self.sitting_out or p not in self.in_hand:
             rule = Rule.ANTE_WRONG if post.kind == "ante" else Rule.BLIND_WRONG
@@ -303,11 +305,11 @@ class Replay:
             self.pre_bets[p] = self.pre_bets.get(p, 0) + live
         elif post.kind == "dead":
             pass
-        self.record(post.line, _describe_item(post))
+        self.record(post.line, post)
 
 
     def on_noplay(self, item: NoPlay) -> None:
-        self.record(item.line, _describe_item(item))
+        self.record(item.line, item)
 
     def check_forced_bets(self, line: int) -> None:
         """At the deal: antes and blinds as the profile requires."""
@@ -408,7 +410,7 @@ class Replay:
                    (bb, sb): "a player who missed the small and the big blind",
                    (ob, sb + bb): "a player who missed all three blinds"}
         if over_in_play:
-            allowed[(ob, 0)] = "a new player (live over blind)"
+            allowed[(ob, 0)] = "a new player"
         for p in self.order:
             posts = [x for x in self.posted.get(p, []) if x.kind in ("live", "dead")]
             if not posts:
@@ -450,7 +452,7 @@ class Replay:
             self.close_round(m.line)
             self.redeal_line = m.line
             self.street = "summary"
-        self.record(m.line, _describe_item(m))
+        self.record(m.line, m)
 
     def on_deck(self, d: DeckLine) -> None:
         self.check_card_list(d.cards, d.line, "the deck")
@@ -480,7 +482,7 @@ class Replay:
             self.draw_received(d)
         else:
             self.add(Rule.DRAW_ORDER, d.line, f"{p} received cards without discarding first.", player=p)
-        self.record(d.line, _describe_item(d))
+        self.record(d.line, d)
 
     def deal_to(self, d: Dealt) -> None:
         p = d.player
@@ -610,7 +612,7 @@ class Replay:
         if self.points_mode:
             self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} {_describe_item(a).split(' ', 1)[1]}, but a game without "
                      "bets has no betting.", player=p, expected="no betting", actual=a.kind)
-            self.record(a.line, _describe_item(a))
+            self.record(a.line, a)
             return
         if self.street in ("pre", "deal"):
             self.open_round("first", a.line)
@@ -622,8 +624,9 @@ class Replay:
             self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} acted ({a.kind}) when there was no betting round.",
                      player=p)
             return
-        legal = {"to_call": rnd.to_call(p), "min_raise_to": rnd.min_raise_to(),
-                 "max_raise_to": self.max_raise_to(p), "may_raise": rnd.may_raise(p)}
+        legal = {} if self.steps is None else {
+            "to_call": rnd.to_call(p), "min_raise_to": rnd.min_raise_to(), "max_raise_to": self.max_raise_to(p),
+            "may_raise": rnd.may_raise(p)}
         self.judge_turn(a)
         self.check_time(a)
         if self.parole_state == "offered" and a.kind != "fold":
@@ -652,7 +655,7 @@ class Replay:
         if rnd.first_actor is None:
             rnd.first_actor = p
         self.last_actor = p
-        self.record(a.line, _describe_item(a), **legal)
+        self.record(a.line, a, **legal)
         self.after_action(a.line)
 
 
@@ -907,7 +910,7 @@ class Replay:
         if u.player in self.stack:
             self.stack[u.player] += u.amount
         self.uncalled_lines.append(u)
-        self.record(u.line, _describe_item(u))
+        self.record(u.line, u)
 
 
     # ------------------------------------------------------------------ parole
@@ -964,7 +967,7 @@ class Replay:
                     self.round.pending = set()  # the hand ends with the split
             elif all(q in self.parole_answers for q in answerers):
                 self.parole_state = "declined"
-        self.record(item.line, _describe_item(item))
+        self.record(item.line, item)
 
     # ------------------------------------------------------------------ the draw
     def end_draw_phase(self, line: int) -> None:
@@ -1018,7 +1021,7 @@ class Replay:
                 and not s.timed_out:
             self.add(Rule.TIME_LIMIT, s.line, f"{s.player} took {s.took:g}s to draw; the limit is "
                      f"{self.profile.time_limit}s.", player=s.player)
-        self.record(s.line, _describe_item(s))
+        self.record(s.line, s)
 
     def on_discard(self, d: Discard) -> None:
         p = d.player
@@ -1043,7 +1046,7 @@ class Replay:
         if self.stub_needs_reshuffle(count) and not self.reshuffled_for.get(p):
             pass  # judged when the draw arrives without a reshuffle line (the stub simply runs dry)
         self.draw_pending[p] = d
-        self.record(d.line, _describe_item(d))
+        self.record(d.line, d)
 
 
     def check_draw_limit(self, p: str, d: Discard, count: int) -> None:
@@ -1281,7 +1284,7 @@ class Replay:
         if p not in self.shown:
             self.show_order.append(p)
         self.shown[p] = s
-        self.record(s.line, _describe_item(s))
+        self.record(s.line, s)
 
 
     def on_muck(self, m: Muck) -> None:
@@ -1289,7 +1292,7 @@ class Replay:
             self.close_round(m.line)
             self.street = "showdown"
         self.mucked.add(m.player)
-        self.record(m.line, _describe_item(m))
+        self.record(m.line, m)
 
     def on_collect(self, c: Collect) -> None:
         if self.round is not None:
@@ -1297,7 +1300,7 @@ class Replay:
         self.collected.append(c)
         if c.player in self.stack:
             self.stack[c.player] += c.amount
-        self.record(c.line, _describe_item(c))
+        self.record(c.line, c)
 
     def on_event(self, e: Event) -> None:
         if e.player not in self.seat_of and self.hand.dialect == "house":
@@ -1305,7 +1308,7 @@ class Replay:
 
     def on_score(self, s: Score) -> None:
         self.scores[s.player] = self.scores.get(s.player, 0) + s.points
-        self.record(s.line, _describe_item(s))
+        self.record(s.line, s)
 
     def on_summary(self, s: SummaryTotal) -> None:
         if self.round is not None:
@@ -1323,9 +1326,13 @@ class Replay:
         total_in = sum(self.contrib.values()) + self.dead
         due = dict(self.returned_due)
         self.check_uncalled(due)
-        contributions_after = {p: self.contrib.get(p, 0) - due.get(p, 0) for p in self.contrib}
+        # dead blinds are pot, not a bet: they belong to no player's contribution level (main pot)
+        dead_posts = {p: sum(x.amount for x in xs if x.kind == "dead") for p, xs in self.posted.items()}
+        contributions_after = {p: self.contrib.get(p, 0) - due.get(p, 0) - dead_posts.get(p, 0)
+                               for p in self.contrib}
         live = [p for p in self.order if p not in self.folded]
-        pots_built = build_pots(contributions_after, live, self.order, self.dead) if not redeal else []
+        pots_built = (build_pots(contributions_after, live, self.order, self.dead + sum(dead_posts.values()))
+                      if not redeal else [])
         results: list[PotResult] = []
         should: dict[str, int] = dict(due)
         odd_order = odd_chip_order(self.order, self.button_index)
