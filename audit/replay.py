@@ -391,7 +391,8 @@ class Replay:
                 want = levels[x.kind]
                 if x.amount != want and not (x.all_in and x.amount < want):
                     rel = {"small": "", "big": " (2 × the small blind)", "over": " (2 × the big blind)"}[x.kind]
-                    self.add(Rule.BLIND_WRONG, x.line, f"{p} posted {'an' if name[0] == 'o' else 'a'} {name} of {x.amount}; it is {want}{rel}.",
+                    article = "an" if x.kind == "over" else "a"
+                    self.add(Rule.BLIND_WRONG, x.line, f"{p} posted {article} {name} of {x.amount}; it is {want}{rel}.",
                              player=p, expected=want, actual=x.amount, street="pre")
 
     def check_entry_posts(self, line: int) -> None:
@@ -793,8 +794,9 @@ class Replay:
                 if a.kind == "bet":
                     msg = f"{p} bet {to}; in this round every bet is {size}."
                 else:
-                    msg = (f"{p} raised to {to}; in this round a raise is one bet of {size}, so to {target}"
-                           f"{'' if rnd.full_to == rnd.current else f' (completing the last full bet of {rnd.full_to})'}.")
+                    completing = ("" if rnd.full_to == rnd.current
+                                  else f" (completing the last full bet of {rnd.full_to})")
+                    msg = f"{p} raised to {to}; in this round a raise is one bet of {size}, so to {target}{completing}."
                 self.add(Rule.BET_FIXED_SIZE, a.line, msg, player=p, expected=target, actual=to)
             cap = self.profile.raise_cap
             heads_up = len([q for q in self.active()]) == 2
@@ -824,7 +826,8 @@ class Replay:
                 why = (f"since {p} acted nobody made a full raise or went all-in for at least half a bet "
                        f"({rnd.full // 2 + rnd.full % 2})")
             else:
-                why = f"the bet went up only {since} since {p}'s bet of {before}, less than the full raise of {rnd.full}"
+                why = (f"the bet went up only {since} since {p}'s bet of {before}, less than the full raise of "
+                       f"{rnd.full}")
             self.add(Rule.RAISE_NOT_REOPENED, a.line,
                      f"{p} raised to {to}, but the betting was not re-opened for {p}: {why}.",
                      player=p, expected=f"call {rnd.to_call(p)} or fold", actual=f"raise to {to}")
