@@ -100,3 +100,43 @@ def test_missed_blinds_across_hands(case: Path) -> None:
     expect = json.loads(case.with_suffix(".expect.json").read_text(encoding="utf-8"))
     verdict = judge(expect, session_findings(case))
     assert not verdict, verdict
+
+
+# ---- the profiles as data ------------------------------------------------------------------------------------
+def test_qdan_parameters() -> None:
+    from audit.profile import load_profile
+
+    q = load_profile("qdan")
+    assert (q.min_players, q.max_players, q.deck_size, q.joker) == (2, 6, 52, False)
+    assert (q.starting_chips, q.ante, q.min_bet_value, q.bet_unit) == (2000, 10, 20, 20)
+    assert (q.draw_limit, q.draw_limit_ace, q.openers_jacks) == (3, True, False)
+    assert (q.second_round_starts, q.all_check_redeal, q.session_hands) == ("opener", True, 10)
+    assert (q.time_limit, q.points_mode, q.parole, q.blinds) == (None, False, False, "none")
+    opts = q.with_options([("draw-limit", "5"), ("joker", "wild"), ("openers", "jacks"), ("time-limit", "30"),
+                           ("mode", "points"), ("second-round-starts", "left-of-button")])
+    assert (opts.draw_limit, opts.draw_limit_ace, opts.joker, opts.openers_jacks) == (5, False, True, True)
+    assert (opts.time_limit, opts.points_mode, opts.all_check_redeal) == (30, True, False)
+
+
+def test_stripped32_parameters() -> None:
+    from audit.profile import load_profile
+
+    s = load_profile("stripped32")
+    assert (s.min_players, s.max_players, s.deck_size, s.ante, s.blinds) == (2, 5, 32, 0, "three")
+    assert (s.betting, s.min_bet_rule, s.draw_limit, s.draw_limit_ace) == ("no-limit", "blinds", 4, False)
+    assert (s.first_round_starts, s.second_round_starts) == ("left-of-last-blind", "left-of-last-blind")
+    assert (s.reshuffle, s.ranking, s.suit_tiebreak, s.parole) == ("stub-first", "stripped", True, True)
+    assert (s.raise_cap, s.raise_cap_heads_up, s.raise_time_limit, s.missed_blinds) == (4, True, 10, "seed-004")
+    assert s.with_options([("betting", "pot-limit")]).betting == "pot-limit"
+    assert s.with_options([("betting", "fixed-limit")]).betting == "fixed-limit"
+
+
+@pytest.mark.parametrize("line, words", [("Option: draw-limit = 6", "cannot be '6'"),
+                                         ("Option: colour = blue", "unknown option 'colour'"),
+                                         ("Option: time-limit = soon", "cannot be 'soon'")])
+def test_a_bad_option_is_an_error_naming_its_line(tmp_path: Path, line: str, words: str) -> None:
+    case = tmp_path / "bad.txt"
+    case.write_text(f"Profile: qdan\n{line}\n", encoding="utf-8")
+    run = subprocess.run([str(AUDIT), "check", str(case)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert f"{case}:2:" in run.stderr and words in run.stderr
