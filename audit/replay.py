@@ -1663,10 +1663,12 @@ class BlindDebts:
         self.seen: set[str] = set()
         self.hands = 0
 
-    def feed(self, result: HandResult) -> list[Finding]:
+    def feed(self, result: HandResult, profile: Profile | None = None) -> list[Finding]:
         """Judge one hand's entry posts against what each player owed; then record what this hand's absentees
-        missed."""
+        missed. ``profile``: the one in force now, if a preamble changed it."""
         hand = result.hand
+        if profile is not None:
+            self.profile = profile
         prof = self.profile
         if prof.missed_blinds != "seed-004" or prof.blinds != "three" or hand.dialect != "house" or result.redeal:
             return []
