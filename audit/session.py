@@ -8,7 +8,7 @@ from __future__ import annotations
 from audit.findings import Finding, make_finding
 from audit.model import SessionEnd
 from audit.profile import Profile
-from audit.replay import HandResult
+from audit.replay import BlindDebts, HandResult
 from audit.rules import Rule
 
 
@@ -23,8 +23,9 @@ class SessionTracker:
         self.players: list[str] = []
         self.last: HandResult | None = None
         self.hands_played = 0
-        self.pending_carry = 0
-        self.ended = False
+        self.ended = False  # only one player could still play: a further hand is one too many
+        self.ended_early = False
+        self.blind_debts = BlindDebts(profile)
 
     def _add(self, out: list[Finding], rule: Rule, hand: str | None, line: int, message: str, **kw: object) -> None:
         out.append(make_finding(rule, self.file, hand, line, message, session=self.name, **kw))  # type: ignore[arg-type]
@@ -77,6 +78,7 @@ class SessionTracker:
                               f"{p} had {min(had, s.chips)} chips and could not {'ante' if prof.ante else 'play'}, "
                               "but was dealt in (no rebuys).", player=p, expected="out of the game",
                               actual="dealt in", street="forced bets")
+        out.extend(self.blind_debts.feed(result, prof))
         for p in seats:
             if p not in self.players:
                 self.players.append(p)
@@ -100,12 +102,11 @@ class SessionTracker:
         self.last = result
         return out
 
-    ended_early = False
-
     def _check_button(self, out: list[Finding], prev: HandResult, result: HandResult) -> None:
         hand = result.hand
         prev_button = prev.hand.button
-        seats = sorted(s.seat for s in hand.seats if not s.sitting_out)
+        dealt = set(result.dealt_in)
+        seats = sorted(s.seat for s in hand.seats if s.player in dealt)
         if not seats:
             return
         if prev.redeal:
