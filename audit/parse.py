@@ -516,6 +516,9 @@ def parse_block(block: RawBlock) -> Block:
     if block.kind == "site":
         from audit.site import parse_site_block
         return parse_site_block(block)
+    if block.kind == "ongame":
+        return failure(block, 1, 1, "OnGame hand histories are not read yet (the house format and PokerStars "
+                                    "logs are)")
     start = _START.get(block.kind)
     if start is None:
         return failure(block, 1, 1, "this is not the start of a hand (a hand begins with a 'Hand #' line)")

@@ -53,10 +53,15 @@ class RawBlock:
 _SITE_OPENERS = ("PokerStars ", "Full Tilt Poker ", "FullTiltPoker ")
 
 
+_ONGAME = "***** History for hand"
+
+
 def block_kind(first: str) -> str:
     """What a block is, from its first line."""
     if first.startswith("Hand #"):
         return _HOUSE
+    if first.startswith(_ONGAME):
+        return "ongame"
     if first.startswith(_SITE_OPENERS):
         return _SITE
     if first.startswith("*** SESSION END ***"):
@@ -68,7 +73,7 @@ def block_kind(first: str) -> str:
 
 def _starts_block(line: str, current: str) -> bool:
     """Whether ``line`` opens a new block even without a blank line before it."""
-    if line.startswith("Hand #") or line.startswith(_SITE_OPENERS) or line.startswith("*** SESSION END ***"):
+    if line.startswith(("Hand #", "*** SESSION END ***", _ONGAME)) or line.startswith(_SITE_OPENERS):
         return True
     if current != "preamble" and line.startswith(("Session:", "Profile:")):
         return True

@@ -34,3 +34,11 @@ def test_text_summary_counts_unsupported_hands() -> None:
                          text=True, timeout=120)
     assert run.returncode == 1
     assert "6 hands checked in 3 files: 0 violations, 0 warnings, 6 errors" in run.stdout
+
+
+def test_other_sites_are_named_not_misread() -> None:
+    found = _findings("ongame") + _findings("fulltilt")
+    assert len(found) == 15 + 3
+    assert {f["rule"] for f in found} == {"PARSE_ERROR"}
+    assert sum("OnGame hand histories are not read yet" in str(f["message"]) for f in found) == 15
+    assert sum("Full Tilt Poker hand histories are not read yet" in str(f["message"]) for f in found) == 3
