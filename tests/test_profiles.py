@@ -15,43 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from casejudge import judge, run_check
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "profiles"
 AUDIT = Path(sys.executable).with_name("audit")
 # missed blinds across the hands of a session live in session/: the session tracker judges them
 CASES = sorted(p for p in list(FIXTURES.glob("*.txt")) + list((FIXTURES / "session").glob("*.txt"))
                if p.with_suffix(".expect.json").exists())
-
-
-def findings_for(case: Path, profile: str | None) -> list[dict]:
-    cmd = [str(AUDIT), "check", str(case), "--format", "json", "--fail-on", "never"]
-    if profile:
-        cmd += ["--profile", profile]
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    assert run.returncode in (0, 1), f"exit {run.returncode}: {(run.stderr or run.stdout).strip()[-300:]}"
-    return [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
-
-
-def judge(expect: dict, found: list[dict]) -> str:
-    """'' when the findings meet the expectation, else what is wrong (as run_cases.py says it)."""
-    if expect.get("clean"):
-        bad = [f for f in found if f.get("severity") in ("violation", "error")]
-        if bad:
-            return "clean case flagged: " + ", ".join(
-                f"{f.get('hand')}:{f.get('rule')}:{f.get('player')} ({f.get('message')})" for f in bad[:4])
-        return ""
-    for want in expect.get("must_include", []):
-        hit = [f for f in found
-               if str(f.get("hand")) == want["hand"] and f.get("rule") == want["rule"]
-               and ("player" not in want or f.get("player") == want["player"])]
-        if not hit:
-            got = sorted({f"{f.get('hand')}:{f.get('rule')}:{f.get('player')}" for f in found})
-            return f"missed {want}; found {got[:8]}"
-    banned = set(expect.get("must_not_include", []))
-    extra = [f.get("rule") for f in found if f.get("rule") in banned]
-    if extra:
-        return f"false findings {sorted(set(extra))}"
-    return ""
 
 
 def test_there_are_fixtures() -> None:
@@ -62,8 +33,8 @@ def test_there_are_fixtures() -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
 def test_profile_case(case: Path) -> None:
     expect = json.loads(case.with_suffix(".expect.json").read_text(encoding="utf-8"))
-    verdict = judge(expect, findings_for(case, expect.get("profile")))
-    assert not verdict, verdict
+    wrong = judge(expect, run_check(case, expect.get("profile")))
+    assert not wrong, wrong
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])

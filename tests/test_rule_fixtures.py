@@ -19,14 +19,13 @@ raises (Rule 43) and re-opening the betting (Rule 47-A).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from casejudge import judge, run_check
+
 ROOT = Path(__file__).resolve().parent.parent
-AUDIT = Path(sys.executable).with_name("audit")
 RULES_DIR = ROOT / "fixtures" / "rules"
 TDA_DIR = ROOT / "fixtures" / "tda"
 CASES = sorted(p for d in (RULES_DIR, TDA_DIR) for p in d.glob("*.txt"))
@@ -43,51 +42,6 @@ HOME_OPEN_RULES = [
 ]
 # home-open's bet unit is 1: every whole amount is a multiple, so BET_UNIT can only have a near miss.
 MISS_ONLY = {"BET_UNIT"}
-
-
-def findings_for(case: Path, profile: str | None) -> tuple[list[dict], str]:
-    """Run the CLI on one case; the findings (JSON Lines) or why they could not be had."""
-    cmd = [str(AUDIT), "check", str(case), "--format", "json", "--fail-on", "never"]
-    if profile:
-        cmd += ["--profile", profile]
-    try:
-        run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return [], f"did not run: {exc}"
-    if run.returncode not in (0, 1):
-        return [], f"exit {run.returncode}: {(run.stderr or run.stdout).strip()[-200:]}"
-    out = []
-    for line in run.stdout.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            return [], f"not JSON Lines: {line[:120]}"
-    return out, ""
-
-
-def judge(expect: dict, found: list[dict]) -> str:
-    """run_cases.py's verdict: '' when the case is right, else what is wrong."""
-    if expect.get("clean"):
-        bad = [f for f in found if f.get("severity") in ("violation", "error")]
-        if bad:
-            return "clean case flagged: " + ", ".join(
-                f"{f.get('hand')}:{f.get('rule')}:{f.get('player')}" for f in bad[:4])
-        return ""
-    for want in expect.get("must_include", []):
-        hit = [f for f in found
-               if str(f.get("hand")) == want["hand"] and f.get("rule") == want["rule"]
-               and ("player" not in want or f.get("player") == want["player"])]
-        if not hit:
-            got = sorted({f"{f.get('hand')}:{f.get('rule')}" for f in found})
-            return f"missed {want}; found {got[:6]}"
-    banned = set(expect.get("must_not_include", []))
-    extra = [f.get("rule") for f in found if f.get("rule") in banned]
-    if extra:
-        return f"false findings {sorted(set(extra))}"
-    return ""
 
 
 def banned_in_clean(expect: dict, found: list[dict]) -> str:
@@ -109,8 +63,7 @@ def test_fixture(case: Path) -> None:
     expect_path = case.with_suffix(".expect.json")
     assert expect_path.exists(), f"{case.name} has no {expect_path.name}"
     expect = json.loads(expect_path.read_text(encoding="utf-8"))
-    found, err = findings_for(case, expect.get("profile"))
-    assert not err, err
+    found = run_check(case, expect.get("profile"))
     verdict = judge(expect, found) or banned_in_clean(expect, found)
     assert not verdict, f"{case.name}: {verdict}\nfindings:\n{describe(found)}"
 
