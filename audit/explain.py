@@ -23,8 +23,7 @@ from typing import Any
 from audit.errors import InputError
 from audit.findings import Finding
 from audit.model import (
-    Action, Collect, Dealt, DeckLine, Discard, Event, Hand, Item, Marker, Muck, NoPlay, Parole, Post, Preamble,
-    ProfileLine, Reshuffle, Score, SessionLine, Show, StandPat, Uncalled, OptionLine,
+    Action, Collect, Dealt, Discard, Hand, Item, Muck, Preamble, ProfileLine, SessionLine, Show, StandPat, OptionLine,
 )
 from audit.parse import parse_block
 from audit.pipeline import Audited, audit_blocks

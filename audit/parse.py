@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from lark import Lark, Token, Transformer
 from lark.common import LexerConf
 from lark.lexer import Lexer, LexerState
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from audit.model import (
     Action, Block, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, OptionLine, Parole,

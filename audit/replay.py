@@ -454,7 +454,6 @@ class Replay:
     def on_deck(self, d: DeckLine) -> None:
         self.check_card_list(d.cards, d.line, "the deck")
         self.deck_order = list(d.cards)
-        n = len(self.order)
         self.record(d.line, "Deck")
 
     def check_card_list(self, cards: tuple[str, ...], line: int, what: str, player: str | None = None) -> bool:

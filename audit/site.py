@@ -172,7 +172,7 @@ class SiteBuilder(Transformer[Token, Any]):
 
     def HEADER(self, tok: _LineToken) -> tuple[int, str, str, Game]:
         m = tok.match
-        small, big, code = m.group("small"), m.group("big"), m.group("currency")
+        small, code = m.group("small"), m.group("currency")
         sign = small[0] if small[0] in _CURRENCY_OF_SIGN else ""
         self.cents = bool(sign or code)
         currency = code or _CURRENCY_OF_SIGN.get(sign, "")
