@@ -54,6 +54,12 @@ CHAT: tuple[str, ...] = ("nh", "ay ay ay", "vaya mano", "gl", "otra ronda?", "ty
 
 DECK_LINE_RATE = 0.3
 """Share of hands that print the ``Deck:`` line."""
+TIMEOUT_RATE = 0.03
+"""With a time limit: share of actions and draws where the clock runs out and the house acts."""
+PAROLE_RATE = 0.2
+"""With parole: share of second rounds where the first to act offers it."""
+ACCEPT_RATE = 0.3
+"""Share of parole answers that accept."""
 TIE_RATE = 0.12
 """Share of hands dealt from a stacked deck that gives two or three players equal pat hands."""
 CHAOS_RATE = 0.12
@@ -83,13 +89,21 @@ class _Round:
     last_aggressor: str | None = None
     first_actor: str | None = None
     opener: str | None = None
+    fixed: bool = False  # fixed limit: ``full`` is the round's bet size
+    full_to: int = 0  # fixed limit: the level of the last bet that counts as full (a blind counts)
+    counted: int = 0  # fixed limit: bets and raises toward the cap (the largest blind is the first)
 
     def to_call(self, p: str) -> int:
         return max(0, self.current - self.bets.get(p, 0))
 
     def may_raise(self, p: str) -> bool:
-        """Open for ``p``: he has not acted, or the bet rose by at least a full increment since his last chips."""
-        return p not in self.acted or self.current - self.bets.get(p, 0) >= self.full
+        """Open for ``p``: he has not acted, or the bet rose by at least a full increment since his last chips
+        (fixed limit: a full bet, or an all-in of at least half a bet, since he acted -- TDA 47-B)."""
+        if p not in self.acted:
+            return True
+        if self.fixed:
+            return self.full_to > self.bets.get(p, 0)
+        return self.current - self.bets.get(p, 0) >= self.full
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,28 +119,24 @@ class SimulatedSession:
 def supported_problems(profile: Profile) -> list[str]:
     """What in ``profile`` the simulator cannot play yet (empty: it can)."""
     out: list[str] = []
-    if profile.blinds != "none":
+    if profile.blinds not in ("none", "three"):
         out.append(f"blinds = {profile.blinds}")
-    if profile.betting not in ("no-limit", "pot-limit"):
+    if profile.blinds == "three" and profile.min_bet_rule not in ("blinds", "int"):
+        out.append(f"min-bet = {profile.param('min-bet')} with blinds")
+    if profile.blinds == "none" and profile.min_bet_rule in ("blinds", "big-blind"):
+        out.append(f"min-bet = {profile.min_bet_rule} without blinds")
+    if profile.betting not in ("no-limit", "pot-limit", "fixed-limit"):
         out.append(f"betting = {profile.betting}")
+    if profile.betting == "fixed-limit" and profile.bet_sizes != "min-bet":
+        out.append(f"bet-sizes = {profile.bet_sizes}")
     if profile.ante is None:
         out.append("ante = log")
-    if profile.parole:
-        out.append("parole")
-    if profile.points_mode:
-        out.append("mode = points")
-    if profile.openers_jacks:
-        out.append("openers = jacks")
-    if profile.all_check_redeal:
-        out.append("all-check = redeal")
-    if profile.missed_blinds not in ("none", "not-audited"):
-        out.append(f"missed-blinds = {profile.missed_blinds}")
     if profile.reshuffle not in ("merge-stub", "stub-first"):
         out.append(f"reshuffle = {profile.reshuffle}")
-    if profile.first_round_starts != "left-of-button":
-        out.append(f"first-round-starts = {profile.first_round_starts}")
-    if profile.second_round_starts not in ("left-of-button", "opener"):
-        out.append(f"second-round-starts = {profile.second_round_starts}")
+    if profile.first_round_starts == "left-of-last-blind" and profile.blinds == "none":
+        out.append("first-round-starts = left-of-last-blind without blinds")
+    if profile.second_round_starts == "left-of-last-blind" and profile.blinds == "none":
+        out.append("second-round-starts = left-of-last-blind without blinds")
     return out
 
 
@@ -138,7 +148,7 @@ class _Hand:
     """One hand being played: the table state, the lines written so far, the statistics."""
 
     def __init__(self, sim: Simulator, seats: list[tuple[int, str]], stacks: dict[str, int], button_seat: int,
-                 hand_id: str, when: datetime, table: str) -> None:
+                 hand_id: str, when: datetime, table: str, carried: int = 0, small_blind: int = 1) -> None:
         self.sim = sim
         self.prof = sim.profile
         self.rng = sim.rng
@@ -150,7 +160,9 @@ class _Hand:
         self.start = {p: stacks[p] for p in self.order}
         self.stack = dict(self.start)
         self.button_seat = button_seat
-        self.button_index = [seat for seat, _ in seats].index(button_seat)
+        # a dead button (its player left after a redeal): count from the last seat before it
+        self.button_index = max((i for i, (seat, _) in enumerate(seats) if seat <= button_seat),
+                                default=len(seats) - 1)
         self.hand_id = hand_id
         self.when = when
         self.table = table
@@ -163,8 +175,20 @@ class _Hand:
         self.stub: list[str] = []
         self.pool: list[str] = []  # cards that may go back in a reshuffle: earlier discards, folded hands
         self.rounds: dict[str, _Round] = {}
-        self.min_bet = self.prof.min_bet_value
+        self.carried = carried  # a redealt hand's pot, dead money in the main pot
+        self.points = self.prof.points_mode
+        self.blind_levels = {"small": small_blind, "big": 2 * small_blind, "over": 4 * small_blind}
+        self.blind_bets: dict[str, int] = {}  # live blinds: each poster's first-round bet
+        self.last_blind: str | None = None
+        if self.prof.blinds == "three" and self.prof.min_bet_rule == "blinds":
+            self.min_bet = self.blind_levels["over" if len(seats) >= 4 else "big"]
+        else:
+            self.min_bet = self.prof.min_bet_value
         self.unit = max(1, self.prof.bet_unit)
+        self.fixed = self.prof.betting == "fixed-limit"
+        self.redeal = False
+        self.paroled = False
+        self.scores: list[str] = []
         self.winner_by_fold: str | None = None
         self.frenzy = len(seats) >= 6 and self.rng.random() < FRENZY_RATE
 
@@ -185,14 +209,19 @@ class _Hand:
         return p not in self.folded and p not in self.all_in
 
     def pot_now(self) -> int:
-        return sum(self.contrib.values()) - sum(self.returned.values())
+        return self.carried + sum(self.contrib.values()) - sum(self.returned.values())
 
-    def emit(self, line: str, took: bool = False) -> None:
-        if took and self.rng.random() < 0.04:
-            limits = [x for x in (self.prof.time_limit, self.prof.raise_time_limit) if x]
-            secs = self.rng.choice([s for s in (1, 2, 3, 5, 8, 12) if not limits or s < min(limits)] or [1])
+    def emit(self, line: str, took: bool = False, raising: bool = False) -> None:
+        """One line; ``took``: it may carry a think time, within the time limit (and the raise time limit)."""
+        if took and self.rng.random() < (0.15 if self.prof.time_limit or self.prof.raise_time_limit else 0.04):
+            limits = [x for x in (self.prof.time_limit, self.prof.raise_time_limit if raising else None) if x]
+            top = min(limits) if limits else 40
+            secs = self.rng.choice([s for s in (1, 2, 3, 5, 8, 9, 12, 20, 25, 29, 40, 55) if s < top] or [1])
             line += f" (took {secs}s)" if self.rng.random() < 0.7 else f" (took {secs}.5s)"
         self.lines.append(line)
+
+    def timed_out(self) -> bool:
+        return bool(self.prof.time_limit) and self.rng.random() < TIMEOUT_RATE
 
     def put_in(self, p: str, amount: int) -> str:
         """Chips from ``p``'s stack to the pot; returns the all-in suffix when the stack is empty."""
@@ -224,7 +253,21 @@ class _Hand:
         self.emit(f"Hand #{self.hand_id} - {self.when:%Y/%m/%d %H:%M:%S}")
         self.emit(f"Table '{self.table}' Seat #{self.button_seat} is the button")
         for seat, p in self.seats:
-            self.emit(f"Seat {seat}: {p} ({self.start[p]} in chips)")
+            if self.points:
+                n = self.start[p]
+                self.emit(f"Seat {seat}: {p} ({n} point{'' if n == 1 else 's'})")
+            else:
+                self.emit(f"Seat {seat}: {p} ({self.start[p]} in chips)")
+        if self.points:
+            # no-bet mode: no forced bets, no betting rounds; every best hand scores a point
+            self.deal()
+            self.emit("*** DRAW ***")
+            self.draw()
+            self.showdown_points()
+            self.stats["hands"] += 1
+            return self.lines
+        if self.carried:
+            self.emit(f"Pot carried over: {self.carried}")
         ante = prof.ante or 0
         if ante:
             for p in self.order:
@@ -233,13 +276,24 @@ class _Hand:
                 self.emit(f"{p}: posts the ante {amount}{suffix}")
                 if suffix:
                     self.stats["ante_all_in"] += 1
+        if prof.blinds == "three":
+            self.post_blinds()
         self.deal()
         self.betting("first")
+        first = self.rounds["first"]
+        if (prof.all_check_redeal or prof.openers_jacks) and first.current == 0 and not self.folded:
+            # nobody bet (or nobody could open): the pot stays for the next deal, the button stays
+            self.emit("*** REDEAL ***")
+            self.redeal = True
+            self.stats["redeal"] += 1
+            return self.lines
         if self.winner_by_fold is None:
             self.emit("*** DRAW ***")
             self.draw()
             self.betting("second")
-        if self.winner_by_fold is not None:
+        if self.paroled:
+            pass
+        elif self.winner_by_fold is not None:
             self.award_by_fold()
         else:
             self.showdown()
@@ -247,6 +301,24 @@ class _Hand:
         self.emit(f"Total pot {self.pot_now()} | Rake 0")
         self.stats["hands"] += 1
         return self.lines
+
+    def post_blinds(self) -> None:
+        """``blinds = three``: small, big, and the over blind with 4-5 players, clockwise from the button's left;
+        heads-up the button posts the small blind. A short stack posts what it has, all-in."""
+        ring = self.left_of_button()
+        if len(ring) == 2:
+            kinds = [("small", ring[1]), ("big", ring[0])]
+        else:
+            kinds = [("small", ring[0]), ("big", ring[1])] + ([("over", ring[2])] if len(ring) >= 4 else [])
+        for kind, p in kinds:
+            amount = min(self.blind_levels[kind], self.stack[p])
+            suffix = self.put_in(p, amount)
+            self.blind_bets[p] = amount
+            self.emit(f"{p}: posts {kind} blind {amount}{suffix}")
+            if suffix:
+                self.stats["blind_all_in"] += 1
+        self.last_blind = kinds[-1][1]
+        self.stats[f"blinds_{len(kinds)}"] += 1
 
     def deal(self) -> None:
         self.emit("*** DEALING HANDS ***")
@@ -310,7 +382,10 @@ class _Hand:
 
     # ------------------------------------------------------------------ betting
     def round_start(self, street: str) -> int:
-        if street == "second" and self.prof.second_round_starts == "opener":
+        rule = self.prof.first_round_starts if street == "first" else self.prof.second_round_starts
+        if rule == "left-of-last-blind" and self.last_blind is not None:
+            return self.order.index(self.last_blind) + 1
+        if rule == "opener":
             first = self.rounds.get("first")
             if first is not None and first.opener is not None:
                 return self.order.index(first.opener)
@@ -318,13 +393,22 @@ class _Hand:
 
     def betting(self, street: str) -> None:
         self.emit("*** FIRST BETTING ROUND ***" if street == "first" else "*** SECOND BETTING ROUND ***")
-        rnd = _Round(full=self.min_bet)
+        size = self.min_bet if street == "first" or not self.fixed else 2 * self.min_bet
+        rnd = _Round(full=size, fixed=self.fixed)
+        if street == "first" and self.blind_bets:
+            rnd.bets = dict(self.blind_bets)
+            rnd.current = rnd.full_to = max(self.blind_bets.values())
+            rnd.counted = 1 if rnd.current > 0 else 0
         self.rounds[street] = rnd
         able = [p for p in self.order if self.can_act(p)]
-        if len(able) <= 1:
+        if len(able) <= 1 and all(rnd.to_call(p) == 0 for p in able):
+            self.settle_uncalled(rnd)
             return
         rnd.pending = set(able)
         actor: str | None = next(p for p in self.clockwise_from(self.round_start(street)) if p in rnd.pending)
+        if street == "second" and self.prof.parole and len(able) >= 2 and self.rng.random() < PAROLE_RATE:
+            if self.parole(actor):
+                return
         while actor is not None:
             self.act(actor, rnd)
             if rnd.first_actor is None:
@@ -340,6 +424,39 @@ class _Hand:
             idx = self.order.index(actor)
             actor = next((q for q in self.clockwise_from(idx + 1) if q in rnd.pending), None)
         self.settle_uncalled(rnd)
+
+    def parole(self, offerer: str) -> bool:
+        """``parole = yes``: the second round's first actor offers before chips go in; the others still in answer
+        in turn until one accepts. Accepted: every pot is split among its players and the hand ends (True)."""
+        rng = self.rng
+        self.emit(f"{offerer}: offers parole", took=True)
+        self.stats["parole_offered"] += 1
+        ring = self.clockwise_from(self.order.index(offerer) + 1)
+        for q in [q for q in ring if q != offerer and q not in self.folded]:
+            if rng.random() < ACCEPT_RATE:
+                self.emit(f"{q}: accepts parole", took=True)
+                self.split_by_parole()
+                return True
+            self.emit(f"{q}: declines parole", took=True)
+        self.stats["parole_declined"] += 1
+        return False
+
+    def split_by_parole(self) -> None:
+        got = {p: 0 for p in self.order}
+        odd_order = self.left_of_button()
+        for amount, eligible in self.pots():
+            ranked = [p for p in odd_order if p in eligible]
+            share, odd = divmod(amount, len(ranked))
+            for j, p in enumerate(ranked):
+                got[p] += share + (1 if j < odd else 0)
+            if odd:
+                self.stats["parole_odd_chips"] += 1
+        for p in odd_order:
+            if got[p]:
+                self.stack[p] += got[p]
+                self.emit(f"{p} collected {got[p]} from pot (parole)")
+        self.paroled = True
+        self.stats["parole_accepted"] += 1
 
     def settle_uncalled(self, rnd: _Round) -> None:
         ranked = sorted(rnd.bets.items(), key=lambda kv: -kv[1])
@@ -363,19 +480,26 @@ class _Hand:
         return total
 
     def act(self, p: str, rnd: _Round) -> None:
-        kind, to = self.decide(p, rnd)
+        late = ""
+        if self.timed_out():
+            # the clock ran out: the house folds him facing a bet, else checks (TDA 29)
+            kind, to = ("fold" if rnd.to_call(p) > 0 else "check"), 0
+            late = " (timed out)"
+            self.stats["timed_out"] += 1
+        else:
+            kind, to = self.decide(p, rnd)
         before = rnd.bets.get(p, 0)
         if kind == "fold":
             self.folded.add(p)
             self.pool.extend(self.cards[p])
             rnd.pending.discard(p)
             rnd.acted.add(p)
-            self.emit(f"{p}: folds", took=True)
+            self.emit(f"{p}: folds{late}", took=not late)
             return
         if kind == "check":
             rnd.pending.discard(p)
             rnd.acted.add(p)
-            self.emit(f"{p}: checks", took=True)
+            self.emit(f"{p}: checks{late}", took=not late)
             return
         if kind == "call":
             amount = min(rnd.to_call(p), self.stack[p])
@@ -395,10 +519,20 @@ class _Hand:
         suffix = self.put_in(p, to - before)
         rnd.bets[p] = to
         rnd.current = to
-        full = increment >= rnd.full
-        if full:
-            rnd.full = increment
-        elif suffix:
+        if rnd.fixed:
+            full = 2 * increment >= rnd.full  # an all-in of at least half a bet counts as a full one
+            if full:
+                rnd.full_to = to
+                rnd.counted += 1
+                if increment < rnd.full:
+                    self.stats["half_bet_all_in"] += 1
+                if rnd.counted == self.prof.raise_cap:
+                    self.stats["capped"] += 1
+        else:
+            full = increment >= rnd.full
+            if full:
+                rnd.full = increment
+        if not full and suffix:
             self.stats["short_all_in"] += 1
         if suffix:
             self.stats["all_in"] += 1
@@ -406,11 +540,11 @@ class _Hand:
             self.stats["raise_after_acting"] += 1
         if kind == "bet":
             rnd.opener = rnd.opener or p
-            self.emit(f"{p}: bets {to}{suffix}", took=True)
+            self.emit(f"{p}: bets {to}{suffix}", took=True, raising=True)
         else:
             if to == least and not suffix:
                 self.stats["min_raise"] += 1
-            self.emit(f"{p}: raises {increment} to {to}{suffix}", took=True)
+            self.emit(f"{p}: raises {increment} to {to}{suffix}", took=True, raising=True)
         rnd.acted.add(p)
         rnd.last_aggressor = p
         rnd.pending = {q for q in self.order if q != p and self.can_act(q) and rnd.to_call(q) > 0}
@@ -423,11 +557,18 @@ class _Hand:
         owed = rnd.to_call(p)
         stack = self.stack[p]
         if owed == 0:
+            if rnd.current == 0 and self.prof.openers_jacks and "second" not in self.rounds:
+                # jacks or better to open: who has them opens most of the time, nobody else may
+                if self.has_openers(p) and rng.random() < 0.8:
+                    to = self.size(p, rnd, v, style)
+                    if to is not None:
+                        return "bet", to
+                return "check", 0
             if rnd.current == 0 and (rng.random() < style.aggression * (0.25 + v) or rng.random() < 0.06):
                 to = self.size(p, rnd, v, style)
                 if to is not None:
                     return "bet", to
-            if rnd.current > 0 and stack > 0 and rnd.may_raise(p) and rng.random() < style.aggression * v:
+            if rnd.current > 0 and stack > 0 and self.may_raise(p, rnd) and rng.random() < style.aggression * v:
                 to = self.size(p, rnd, v, style)
                 if to is not None:
                     return "raise", to
@@ -437,7 +578,7 @@ class _Hand:
         # a raise only when someone else could put in more than the bet (never a raise nobody can call)
         contested = any(q != p and self.can_act(q) and rnd.bets.get(q, 0) + self.stack[q] > rnd.current
                         for q in self.order)
-        if contested and stack > owed and rnd.may_raise(p) and self.max_to(p, rnd) > rnd.current \
+        if contested and stack > owed and self.may_raise(p, rnd) and self.max_to(p, rnd) > rnd.current \
                 and rng.random() < style.aggression * v * 1.1 + 0.04:
             to = self.size(p, rnd, v, style)
             if to is not None:
@@ -450,12 +591,33 @@ class _Hand:
             return "call", 0
         return "fold", 0
 
+    def has_openers(self, p: str) -> bool:
+        """A pair of jacks or better (the joker plays as whatever helps)."""
+        strength = self.ranking.strength(self.cards[p])
+        cat = self.ranking.categories[strength[0]]
+        if cat == "high card":
+            return False
+        return cat != "pair" or strength[1] >= RANKS.index("J") + 2
+
+    def may_raise(self, p: str, rnd: _Round) -> bool:
+        """Re-opened for ``p``, and (fixed limit) the cap not reached."""
+        if not rnd.may_raise(p):
+            return False
+        cap = self.prof.raise_cap
+        if rnd.fixed and cap is not None and (self.prof.raise_cap_heads_up or len(self.live()) != 2):
+            return rnd.counted < cap
+        return True
+
     def size(self, p: str, rnd: _Round, v: float, style: _Style) -> int | None:
         """A legal bet total or raise-to for ``p``: min, small, pot-sized or all-in (full or short)."""
         rng = self.rng
         before = rnd.bets.get(p, 0)
         most = self.max_to(p, rnd)
         everything = before + self.stack[p]
+        if rnd.fixed:
+            # one bet over the last full level (completing after a short all-in), or all he has
+            to = min(rnd.full_to + rnd.full, everything)
+            return to if to > rnd.current else None
         unit = self.unit
         if rnd.current == 0:
             least = self.min_bet
@@ -500,6 +662,10 @@ class _Hand:
     # ------------------------------------------------------------------ the draw
     def draw(self) -> None:
         for p in [q for q in self.left_of_button() if q not in self.folded]:
+            if self.timed_out():
+                self.emit(f"{p}: stands pat (timed out)")  # the clock ran out: the house stands pat for him
+                self.stats["timed_out_draw"] += 1
+                continue
             discards = self.choose_discards(p)
             k = len(discards)
             if k == 0:
@@ -597,6 +763,23 @@ class _Hand:
         self.emit(f"{winner} collected {amount} from pot")
         self.stats["won_by_fold"] += 1
 
+    def showdown_points(self) -> None:
+        """No-bet mode: everyone shows, left of the button first; each best hand scores a point."""
+        self.emit("*** SHOW DOWN ***")
+        ring = self.left_of_button()
+        strength = {p: self.ranking.strength(self.cards[p]) for p in ring}
+        best = max(strength.values())
+        for p in ring:
+            desc = f" ({self.ranking.describe(self.cards[p])})" if self.rng.random() < 0.9 else ""
+            self.emit(f"{p}: shows [{' '.join(self.cards[p])}]{desc}")
+        winners = [p for p in ring if strength[p] == best]
+        for p in winners:
+            self.stack[p] += 1
+            self.emit(f"{p} scores 1 point")
+        self.stats["points_showdown"] += 1
+        if len(winners) > 1:
+            self.stats[f"points_tie_{len(winners)}way"] += 1
+
     def pots(self) -> list[tuple[int, list[str]]]:
         """Main and side pots by contribution level: (amount, eligible players in seat order)."""
         paid = {p: self.contrib[p] - self.returned[p] for p in self.order}
@@ -608,6 +791,11 @@ class _Hand:
             amount = sum(min(c, level) - previous for c in paid.values() if c > previous)
             out.append((amount, [p for p in live if paid[p] >= level]))
             previous = level
+        if self.carried:
+            if out:
+                out[0] = (out[0][0] + self.carried, out[0][1])
+            else:
+                out.append((self.carried, live))
         assert sum(a for a, _ in out) == self.pot_now(), "chips above the last live level"
         return out
 
@@ -699,10 +887,13 @@ class Simulator:
         seat_numbers = sorted(rng.sample(range(1, 11), n))
         seats = list(zip(seat_numbers, names))
         chips = prof.starting_chips if prof.starting_chips is not None else rng.randrange(50, 501, 10)
+        if prof.points_mode:
+            chips = 0  # points, not chips
         stacks = {p: chips for p in names}
         self.styles = {p: _Style(rng.uniform(0.15, 0.95), rng.uniform(0.1, 0.9), rng.uniform(0.0, 1.0))
                        for p in names}
-        floor = prof.ante if prof.ante else 1
+        floor = 0 if prof.points_mode else prof.ante if prof.ante else 1
+        small_blind = rng.choice((1, 1, 2, 5)) if prof.blinds == "three" else 0
         length = prof.session_hands if prof.session_hands is not None else rng.randint(5, 15)
         name = f"{prof.name}-{self.seed}-{index:03d}"
         table = rng.choice(TABLES)
@@ -713,26 +904,31 @@ class Simulator:
         blocks = ["\n".join(head)]
         button: int | None = None
         hands = 0
-        while hands < length:
-            playing = [(s, p) for s, p in seats if stacks[p] >= floor]
+        deals = 0
+        carried = 0
+        while hands < length and deals < 10 * length + 50:
+            playing = [(s, p) for s, p in seats if stacks[p] >= floor and (floor or prof.points_mode)]
             if len(playing) < max(2, prof.min_players):
                 break
             if button is None:
                 button = rng.choice([s for s, _ in playing])
-            else:
+            elif not carried:  # a redeal keeps the button (dead, if its player could not ante again)
                 later = [s for s, _ in playing if s > button]
                 button = later[0] if later else playing[0][0]
-            hand = _Hand(self, playing, stacks, button, str(hand_no + hands), when, table)
+            hand = _Hand(self, playing, stacks, button, str(hand_no + deals), when, table, carried, small_blind)
             lines = hand.play()
-            if rng.random() < 0.03:
+            if rng.random() < 0.03 and "*** SUMMARY ***" in lines:
                 p = rng.choice([q for _, q in playing])
                 at = rng.randrange(len(playing) + 3, lines.index("*** SUMMARY ***") + 1)
                 lines.insert(at, f'{p} said, "{rng.choice(CHAT)}"')
             blocks.append("\n".join(lines))
             for p in hand.order:
                 stacks[p] = hand.stack[p]
-            assert sum(stacks.values()) == chips * n, "chips not conserved"
-            hands += 1
+            carried = hand.pot_now() if hand.redeal else 0
+            if not prof.points_mode:
+                assert sum(stacks.values()) + carried == chips * n, "chips not conserved"
+            deals += 1
+            hands += 0 if hand.redeal else 1  # redeals do not count toward the session's hands
             when += timedelta(seconds=rng.randrange(40, 320))
         ranked = sorted(names, key=lambda p: (-stacks[p], seat_numbers[names.index(p)]))
         standings = ["*** SESSION END ***"]

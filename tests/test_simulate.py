@@ -195,7 +195,7 @@ def test_stub_first_second_reshuffle_in_one_draw_is_legal() -> None:
 
 def test_unsupported_profile_is_refused() -> None:
     with pytest.raises(ProfileError, match="cannot play"):
-        Simulator("stripped32", 1)
+        Simulator("site", 1)
 
 
 # ---------------------------------------------------------------------------------------------- reproducible
