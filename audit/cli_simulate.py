@@ -9,7 +9,7 @@ import click
 
 @click.command()
 @click.option("--profile", "profile_name", default="home-open", show_default=True, metavar="NAME",
-              help="Rule profile to play (the simulator plays home-open; other profiles as they are added).")
+              help="Rule profile to play: home-open, qdan or stripped32 (and their options).")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="Override one profile parameter (written as an 'Option:' line in each session).")
 @click.option("--sessions", type=click.IntRange(min=0), default=1, show_default=True,

@@ -8,10 +8,17 @@ The simulator is an independent implementation of the rules in ``shared/spec/RUL
 pots, odd chips, show order and reshuffle -- so that a disagreement with the replay engine points at a bug in
 one of the two. It shares only the hand evaluator (``audit.cards``) and the profile loader with the engine.
 
-Every parameter comes from the :class:`~audit.profile.Profile`: ante, starting chips, min bet, bet unit, no- or
-pot-limit betting, draw limit (``3+ace`` too), where the second round starts, the reshuffle kind, the ranking,
-the show order without a bet and the session length. Profiles with features the simulator does not play yet
-(blinds, fixed limit, parole, redeals, openers, points) are refused with a :class:`~audit.errors.ProfileError`.
+Every parameter comes from the :class:`~audit.profile.Profile` (never its name): ante, three blinds (small, big,
+over with 4-5 players; heads-up the button posts the small one), starting chips, min bet, bet unit, no-, pot- or
+fixed-limit betting (bet sizes, the cap with the largest blind as the first bet, the half-bet all-in rule), the
+deck (52, 32, joker), draw limit (``3+ace`` too), where each round starts (button, last blind, opener), redeals
+(everyone checked, or nobody had jacks to open: the pot is carried, everyone antes again, the button stays, the
+hand does not count), openers, the time limit and raise time limit (think times within them, ``(timed out)``
+checks, folds and stands pat), parole (offered by the second round's first actor, answered in turn, every pot
+split), points mode, the reshuffle kind, the ranking and suit tie-break, the show order without a bet and the
+session length. What it does not play (two blinds, betting or ante from the log, big-blind bet sizes) is
+refused with a :class:`~audit.errors.ProfileError`. Nobody sits out, so missed blinds never arise: a player who
+busts leaves the table.
 
 Play is deliberately aggressive and varied: many all-ins (full and short), min raises, multiway pots, side pots,
 uncalled bets, draws of 0 to 5 with reshuffles, and -- through a stacked deck -- a share of tied hands that split
@@ -954,22 +961,25 @@ def iter_simulated(profile_name: str | Profile, seed: int, sessions: int | None 
         index += 1
 
 
-def iter_sessions(profile_name: str, sessions: int, seed: int) -> Iterator[str]:
+def iter_sessions(profile_name: str, sessions: int, seed: int,
+                  options: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
     """The text of each of ``sessions`` sessions, one at a time (for corpora too big to hold)."""
-    for s in iter_simulated(profile_name, seed, sessions):
+    for s in iter_simulated(profile_name, seed, sessions, options):
         yield s.text
 
 
-def simulate_sessions(profile_name: str, sessions: int, seed: int) -> str:
+def simulate_sessions(profile_name: str, sessions: int, seed: int,
+                      options: Sequence[tuple[str, str]] = ()) -> str:
     """House-format text of ``sessions`` whole sessions played from ``seed`` (byte-identical for a seed)."""
-    return "\n".join(iter_sessions(profile_name, sessions, seed))
+    return "\n".join(iter_sessions(profile_name, sessions, seed, options))
 
 
-def simulate_hands(profile_name: str, hands: int, seed: int) -> tuple[str, int]:
-    """Whole sessions until at least ``hands`` hands: (text, number of hands)."""
+def simulate_hands(profile_name: str, hands: int, seed: int,
+                   options: Sequence[tuple[str, str]] = ()) -> tuple[str, int]:
+    """Whole sessions until at least ``hands`` hands (redeals not counted): (text, number of hands)."""
     parts: list[str] = []
     total = 0
-    for s in iter_simulated(profile_name, seed):
+    for s in iter_simulated(profile_name, seed, options=options):
         parts.append(s.text)
         total += s.hands
         if total >= hands:
