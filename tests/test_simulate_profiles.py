@@ -427,3 +427,35 @@ def test_injected_defect_is_reported(name: str) -> None:
     assert done == HANDS_PER_MUTATION, f"only {done} simulated sessions offered a place for {name!r}"
     assert not misses, f"{rule} not reported for {len(misses)} of {done} mutations ({name}):\n" + \
         "\n\n".join(misses[:2])
+
+
+# ---------------------------------------------------------------------------------------------- any seed, the CLI
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+@pytest.mark.parametrize("seed", [7, 123456789])
+def test_other_seeds_play_clean_and_reproducibly(config: str, seed: int) -> None:
+    profile, options = CONFIGS[config]
+    text = "\n".join(Simulator(profile, seed, list(options)).session(i).text for i in range(3))
+    assert text == "\n".join(Simulator(profile, seed, list(options)).session(i).text for i in range(3))
+    bad = [f for f in audit_text(text, profile) if f.severity in BAD]
+    assert not bad, f"seed {seed}:\n{show(bad)}"
+
+
+@pytest.mark.parametrize("args", [
+    ["--profile", "qdan", "--option", "openers=jacks", "--option", "time-limit=30"],
+    ["--profile", "qdan", "--option", "mode=points"],
+    ["--profile", "stripped32", "--option", "betting=fixed-limit"],
+    ["--profile", "stripped32", "--option", "betting=pot-limit"],
+])
+def test_the_cli_plays_both_profiles_and_their_options(args: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from audit.cli import main
+
+    result = CliRunner().invoke(main, ["simulate", *args, "--sessions", "2", "--seed", "5"])
+    assert result.exit_code == 0, result.output
+    profile = args[1]
+    assert result.output.startswith(f"Session: {profile}-5-000\nProfile: {profile}\nOption: ")
+    assert result.output.count("*** SESSION END ***") == 2
+    bad = [f for f in audit_text(result.output, profile) if f.severity in BAD]
+    assert not bad, show(bad)
