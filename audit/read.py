@@ -139,7 +139,10 @@ def _sniff_encoding(head: bytes, name: str) -> tuple[str, int]:
         sample = head[:4096]
         odd_zero = sample[1::2].count(0)
         even_zero = sample[0::2].count(0)
-        if len(sample) >= 4 and (odd_zero > len(sample) // 4 or even_zero > len(sample) // 4):
+        quarter, sixteenth = len(sample) // 4, len(sample) // 16
+        # UTF-16 of mostly Latin text: every other byte is zero, the bytes between are not (all zeros: binary)
+        if len(sample) >= 4 and ((odd_zero > quarter and even_zero <= sixteenth)
+                                 or (even_zero > quarter and odd_zero <= sixteenth)):
             raise InputError(
                 f"{name}: this looks like UTF-16 text without a byte-order mark; "
                 "save it again as UTF-8 (or UTF-16 with a BOM) and retry")
