@@ -86,6 +86,12 @@ def test_binary_file_exits_2_naming_the_file(tmp_path: Path) -> None:
     assert_cannot_read(check(str(path)), path, "not a text file")
 
 
+def test_file_of_zero_bytes_is_binary_not_utf16(tmp_path: Path) -> None:
+    """A file of NULs (a crash left it so) is not 'UTF-16 without a byte-order mark'."""
+    path = write(tmp_path, "zeros.txt", bytes(100_000))
+    assert_cannot_read(check(str(path)), path, "not a text file")
+
+
 def test_random_bytes_exit_2(tmp_path: Path) -> None:
     path = write(tmp_path, "noise.txt", os.urandom(50_000))
     result = check(str(path))
