@@ -45,15 +45,9 @@ def option_option(f: F) -> F:
 
 
 def _profile(name: str | None, options: tuple[str, ...]) -> Any:
-    from audit.errors import ProfileError
-    from audit.profile import load_profile
+    from audit.profile import load_profile, option_pairs
     prof = load_profile(name or "home-open")
-    pairs = []
-    for o in options:
-        key, sep, value = o.partition("=")
-        if not sep:
-            raise ProfileError(f"--option {o!r}: write it as NAME=VALUE")
-        pairs.append((key.strip(), value.strip()))
+    pairs = option_pairs(options)
     return prof.with_options(pairs)
 
 

@@ -31,17 +31,12 @@ def explain(path: str, hand_id: str | None, fmt: str, lang: str, profile_name: s
     findings where they happened, the pots, who should have received what, and the corrections."""
     from pathlib import Path
 
-    from audit.errors import InputError, ProfileError
+    from audit.errors import InputError
     from audit.explain import explain_file, render_html, render_json_lines, render_text
-    from audit.profile import load_profile
+    from audit.profile import load_profile, option_pairs
 
     profile = load_profile(profile_name or "home-open")
-    pairs = []
-    for o in options:
-        key, sep, value = o.partition("=")
-        if not sep:
-            raise ProfileError(f"--option {o!r}: write it as NAME=VALUE")
-        pairs.append((key.strip(), value.strip()))
+    pairs = option_pairs(options)
     profile = profile.with_options(pairs)
     if path != "-" and not Path(path).is_file():
         raise InputError(f"{path}: no such file" if not Path(path).exists() else f"{path}: not a file")

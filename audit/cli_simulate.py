@@ -20,15 +20,10 @@ import click
               help="Write to FILE instead of standard output.")
 def simulate(profile_name: str, options: tuple[str, ...], sessions: int, seed: int, output: str | None) -> None:
     """Play SESSIONS sessions of random legal hands and print them in the house format."""
-    from audit.errors import ProfileError
+    from audit.profile import option_pairs
     from audit.simulate import Simulator
 
-    pairs: list[tuple[str, str]] = []
-    for o in options:
-        key, sep, value = o.partition("=")
-        if not sep:
-            raise ProfileError(f"--option {o!r}: write it as NAME=VALUE")
-        pairs.append((key.strip(), value.strip()))
+    pairs = option_pairs(options)
     sim = Simulator(profile_name, seed, pairs)  # refuses a profile it cannot play before any output
     stream = (sim.session(i) for i in range(sessions))
     if output is None:

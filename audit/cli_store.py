@@ -17,7 +17,7 @@ from typing import IO, Any, TypeVar
 
 import click
 
-from audit.errors import AuditError, ProfileError
+from audit.errors import AuditError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -60,12 +60,9 @@ def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: t
     """
     from audit.ingest import ingest as run_ingest
 
-    pairs = []
-    for o in options:
-        key, sep, value = o.partition("=")
-        if not sep:
-            raise ProfileError(f"--option {o!r}: write it as NAME=VALUE")
-        pairs.append((key.strip(), value.strip()))
+    from audit.profile import option_pairs
+
+    pairs = option_pairs(options)
     summary = run_ingest(list(paths), db, profile_name or "home-open", tuple(pairs), workers,
                          progress=sys.stderr.isatty(), err=sys.stderr, verbose=verbose)
     click.echo(summary.line())

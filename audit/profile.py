@@ -8,6 +8,7 @@ the parameter's domain is a ``ProfileError`` naming the line.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -155,6 +156,17 @@ def _build(name: str, description: str, p: dict[str, str]) -> Profile:
         session_hands=_int_or_none(p["session-hands"]), show_first_no_bet=p["show-first-no-bet"],
         points_mode=p["mode"] == "points", rake_allowed=p["rake"] == "allowed",
     )
+
+
+def option_pairs(options: Iterable[str]) -> list[tuple[str, str]]:
+    """``--option NAME=VALUE`` arguments as ``(name, value)`` pairs; a ``ProfileError`` for one without ``=``."""
+    pairs = []
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep:
+            raise ProfileError(f"--option {option!r}: write it as NAME=VALUE")
+        pairs.append((key.strip(), value.strip()))
+    return pairs
 
 
 def profile_names() -> list[str]:

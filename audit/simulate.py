@@ -414,7 +414,7 @@ class _Hand:
         rnd.pending = set(able)
         actor: str | None = next(p for p in self.clockwise_from(self.round_start(street)) if p in rnd.pending)
         if street == "second" and self.prof.parole and len(able) >= 2 and self.rng.random() < PAROLE_RATE:
-            if self.parole(actor):
+            if actor is not None and self.parole(actor):
                 return
         while actor is not None:
             self.act(actor, rnd)
