@@ -25,6 +25,12 @@ class AuditGroup(click.Group):
         except AuditError as exc:
             click.echo(f"audit: {exc}", err=True)
             ctx.exit(EXIT_CANNOT_RUN)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
+            raise
+        except Exception as exc:  # a bug must not look like "findings found" (exit 1) to a script
+            click.echo(f"audit: internal error, the command could not finish ({type(exc).__name__}: {exc}); "
+                       "please report it with the file that caused it", err=True)
+            ctx.exit(EXIT_CANNOT_RUN)
 
 
 @click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})

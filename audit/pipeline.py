@@ -16,6 +16,8 @@ from audit.rules import Rule
 from audit.session import SessionTracker
 
 UNSUPPORTED_GAMES_OK = ("5 Card Draw",)
+# A crafted hand (hundreds of tied seats) could otherwise turn 40 KB of log into megabytes of findings.
+MAX_FINDINGS_PER_RULE = 20
 
 
 @dataclass
@@ -60,6 +62,8 @@ def audit_blocks(blocks: Iterator[RawBlock], profile: Profile | None = None,
         if kind is Hand:
             yield _audit_hand(parsed, ctx, steps)  # type: ignore[arg-type]
         elif kind is ParseFailure:
+            if ctx.session is not None:
+                ctx.session.lost_hand()
             sess = ctx.session.name if ctx.session else None
             yield Audited([parse_finding(parsed, sess)], failure=parsed, block=block,  # type: ignore[arg-type]
                           session=sess, profile=ctx.profile.name)
@@ -119,6 +123,8 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
     try:
         result = replay(hand, profile, session, steps)
     except Exception as exc:  # a log the engine cannot follow must not stop the other hands
+        if tracker is not None:
+            tracker.lost_hand()
         f = make_finding(Rule.PARSE_ERROR, hand.file, hand.hand_id, hand.line,
                          f"This hand could not be audited: the replay stopped at an unexpected situation "
                          f"({type(exc).__name__}: {exc}). Please report it with the hand.", session=session)
@@ -128,5 +134,27 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
         findings.extend(tracker.feed(result))
         tracker.after_hand(findings, result)
     findings.sort(key=lambda f: f.line)
+    findings = _capped(findings, hand, session)
     result.findings = findings
     return Audited(findings, result=result, session=session, profile=profile.name, hand=hand)
+
+
+def _capped(findings: list[Finding], hand: Hand, session: str | None) -> list[Finding]:
+    """At most ``MAX_FINDINGS_PER_RULE`` findings of one rule per hand, then one that counts the rest."""
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.rule] = counts.get(f.rule, 0) + 1
+    if max(counts.values(), default=0) <= MAX_FINDINGS_PER_RULE:
+        return findings
+    kept: list[Finding] = []
+    seen: dict[str, int] = {}
+    for f in findings:
+        seen[f.rule] = seen.get(f.rule, 0) + 1
+        if seen[f.rule] <= MAX_FINDINGS_PER_RULE:
+            kept.append(f)
+    for rule, n in counts.items():
+        if n > MAX_FINDINGS_PER_RULE:
+            kept.append(make_finding(Rule[rule], hand.file, hand.hand_id, hand.end_line,
+                                     f"... and {n - MAX_FINDINGS_PER_RULE} more {rule} findings in this hand, "
+                                     "not listed one by one.", actual=n - MAX_FINDINGS_PER_RULE, session=session))
+    return kept

@@ -51,24 +51,30 @@ _DOMAINS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _whole(text: str) -> bool:
+    """A whole number written with the digits 0-9 (not '²', not a hundred digits)."""
+    return text.isascii() and text.isdigit() and len(text) <= 9
+
+
 def _check(name: str, value: str) -> str:
     domain = _DOMAINS.get(name)
     if domain is None:
         raise ProfileError(f"unknown option {name!r} (known: {', '.join(sorted(_DOMAINS))})")
-    if value in domain:
+    if value in domain and value not in ("int", "range"):
         return value
-    if "int" in domain and value.isdigit():
+    if "int" in domain and _whole(value):
         return value
     if "range" in domain:
         lo, _, hi = value.partition("-")
-        if lo.isdigit() and hi.isdigit() and int(lo) <= int(hi):
+        if _whole(lo) and _whole(hi) and int(lo) <= int(hi):
             return value
-    allowed = ", ".join("a whole number" if d == "int" else d for d in domain)
+    allowed = ", ".join("a whole number" if d == "int" else "a range such as 2-6" if d == "range" else d
+                        for d in domain)
     raise ProfileError(f"option {name!r} cannot be {value!r} (allowed: {allowed})")
 
 
 def _int_or_none(value: str) -> int | None:
-    return int(value) if value.isdigit() else None
+    return int(value) if _whole(value) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +145,9 @@ def _build(name: str, description: str, p: dict[str, str]) -> Profile:
         name=name, description=description, params=tuple(sorted(p.items())),
         min_players=int(lo), max_players=int(hi), deck_size=int(p["deck"]), joker=p["joker"] == "wild",
         starting_chips=_int_or_none(p["starting-chips"]), ante=ante, blinds=p["blinds"], betting=p["betting"],
-        min_bet_rule="int" if min_bet.isdigit() else min_bet,
-        min_bet_value=int(min_bet) if min_bet.isdigit() else 2 * (ante or 0),
-        bet_unit=int(unit) if unit.isdigit() else 2 * (ante or 0),
+        min_bet_rule="int" if _whole(min_bet) else min_bet,
+        min_bet_value=int(min_bet) if _whole(min_bet) else 2 * (ante or 0),
+        bet_unit=int(unit) if _whole(unit) else 2 * (ante or 0),
         bet_sizes=p["bet-sizes"],
         raise_cap=4 if cap == "4-not-heads-up" else _int_or_none(cap),
         raise_cap_heads_up=cap != "4-not-heads-up",
@@ -177,9 +183,11 @@ def profile_names() -> list[str]:
 @lru_cache(maxsize=None)
 def load_profile(name: str) -> Profile:
     """A shipped profile by name; ``ProfileError`` for an unknown one."""
+    known = profile_names()
+    if name not in known:  # never a path: a log must not make the audit open other files
+        shown = name if len(name) <= 40 else name[:40] + "…"
+        raise ProfileError(f"unknown profile {shown!r} (known: {', '.join(known)})")
     path = _DIR / f"{name}.toml"
-    if not path.is_file():
-        raise ProfileError(f"unknown profile {name!r} (known: {', '.join(profile_names())})")
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     description = str(data.pop("description", ""))
     return _build(name, description, {k: str(v) for k, v in data.items()})

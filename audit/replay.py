@@ -1465,6 +1465,14 @@ class Replay:
                 self.add(Rule.POT_AMOUNT, c.line, f"{c.player} collected {c.amount}, but there was no pot to win.",
                          player=c.player, expected=0, actual=c.amount, street="summary")
             return
+        if not self.collected and sum(r["amount"] for r in results) > 0:
+            first = results[0]
+            self.add(Rule.POT_AMOUNT, self.hand.end_line,
+                     f"Nobody collected the {sum(r['amount'] for r in results)} chips in the pot: the hand ends "
+                     "before it was settled (is the log cut off?).",
+                     player=(first["winners"] or [None])[0], expected=sum(r["amount"] for r in results),
+                     actual=0, street="summary")
+            return
         by_name = {r["name"]: r for r in results}
         for c in self.collected:
             name = c.pot

@@ -20,7 +20,9 @@ class SessionTracker:
         self.profile = profile
         self.file = file
         self.balances: dict[str, int] = {}
-        self.players: list[str] = []
+        self.players: dict[str, None] = {}  # everyone who played, in order of appearance
+        self.able: set[str] = set()  # players whose balance still lets them play
+        self.after_gap = False  # the hand before could not be read: take the next one's stacks as given
         self.last: HandResult | None = None
         self.hands_played = 0
         self.ended = False  # only one player could still play: a further hand is one too many
@@ -40,7 +42,10 @@ class SessionTracker:
         if self.ended:
             self._add(out, Rule.SESSION_LENGTH, hid, hand.line,
                       "This hand was played after the session was over.", street="forced bets")
-        if self.last is None:
+        gap, self.after_gap = self.after_gap, False
+        if gap:
+            pass  # nothing to compare with: the hand in between could not be read
+        elif self.last is None:
             if prof.starting_chips is not None and not hand.points_mode and not prof.points_mode:
                 for s in hand.seats:
                     if s.chips != prof.starting_chips:
@@ -72,7 +77,7 @@ class SessionTracker:
             floor = prof.ante if prof.ante else 1
             for p in result.dealt_in:
                 s = seats[p]
-                had = self.balances.get(p, s.chips)
+                had = s.chips if gap else self.balances.get(p, s.chips)
                 if s.chips < floor or had < floor:
                     self._add(out, Rule.BUSTED_PLAYER, hid, s.line,
                               f"{p} had {min(had, s.chips)} chips and could not {'ante' if prof.ante else 'play'}, "
@@ -80,13 +85,18 @@ class SessionTracker:
                               actual="dealt in", street="forced bets")
         out.extend(self.blind_debts.feed(result, prof))
         for p in seats:
-            if p not in self.players:
-                self.players.append(p)
+            self.players.setdefault(p)
         for p, chips in result.end_stacks.items():
             self.balances[p] = chips
         if hand.points_mode or prof.points_mode:
             for s in hand.seats:
                 self.balances[s.player] = s.chips + result.points.get(s.player, 0)
+        floor = prof.ante if prof.ante else 1
+        for p in seats:
+            if self.balances.get(p, 0) >= floor:
+                self.able.add(p)
+            else:
+                self.able.discard(p)
         if not result.redeal:
             self.hands_played += 1
         limit = prof.session_hands
@@ -95,12 +105,14 @@ class SessionTracker:
                       f"This is hand {self.hands_played} of a session of {limit} hands.", expected=limit,
                       actual=self.hands_played, street="forced bets")
         if limit is not None and not (hand.points_mode or prof.points_mode) and not result.redeal:
-            floor = prof.ante if prof.ante else 1
-            able = [p for p, c in self.balances.items() if c >= floor]
-            if len(able) <= 1 and self.hands_played <= (limit or 0):
+            if len(self.able) <= 1 and self.hands_played <= (limit or 0):
                 self.ended_early = True
         self.last = result
         return out
+
+    def lost_hand(self) -> None:
+        """A hand of the session could not be read: the next hand's stacks and button are taken as given."""
+        self.after_gap = True
 
     def _check_button(self, out: list[Finding], prev: HandResult, result: HandResult) -> None:
         hand = result.hand
