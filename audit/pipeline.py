@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from audit.errors import ProfileError
 from audit.findings import Finding, make_finding, parse_finding
@@ -40,7 +40,6 @@ class FileContext:
     default_profile: Profile
     profile: Profile
     session: SessionTracker | None = None
-    options: list[tuple[str, str]] = field(default_factory=list)
 
 
 def audit_file(path: str, profile: Profile | None = None, steps: bool = False,
@@ -54,9 +53,7 @@ def audit_blocks(blocks: Iterator[RawBlock], profile: Profile | None = None,
     """Audit blocks already cut from a file."""
     default = profile or load_profile("home-open")
     ctx = FileContext(default, default)
-    file = ""
     for block in blocks:
-        file = block.file
         parsed = parse_block(block)
         kind = type(parsed)
         if kind is Hand:
@@ -68,7 +65,7 @@ def audit_blocks(blocks: Iterator[RawBlock], profile: Profile | None = None,
             yield Audited([parse_finding(parsed, sess)], failure=parsed, block=block,  # type: ignore[arg-type]
                           session=sess, profile=ctx.profile.name)
         elif kind is Preamble:
-            yield from _apply_preamble(parsed, ctx, file)  # type: ignore[arg-type]
+            _apply_preamble(parsed, ctx, block.file)  # type: ignore[arg-type]
         elif kind is SessionEnd:
             tracker = ctx.session
             if tracker is None:
@@ -76,14 +73,12 @@ def audit_blocks(blocks: Iterator[RawBlock], profile: Profile | None = None,
                 continue
             yield Audited(tracker.end(parsed), session=tracker.name)  # type: ignore[arg-type]
             tracker.ended = True
-    del file
 
 
-def _apply_preamble(pre: Preamble, ctx: FileContext, file: str) -> Iterator[Audited]:
-    findings: list[Finding] = []
+def _apply_preamble(pre: Preamble, ctx: FileContext, file: str) -> None:
+    """``Session:`` / ``Profile:`` / ``Option:`` lines change what the next hands are audited under."""
     new_session: str | None = None
     profile = ctx.profile
-    options: list[tuple[str, str]] = []
     for item in pre.items:
         if type(item) is SessionLine:
             new_session = item.name
@@ -94,7 +89,6 @@ def _apply_preamble(pre: Preamble, ctx: FileContext, file: str) -> Iterator[Audi
             except ProfileError as exc:
                 raise ProfileError(f"{file}:{item.line}: {exc}") from None
         elif type(item) is OptionLine:
-            options.append((item.name, item.value))
             try:
                 profile = profile.with_options([(item.name, item.value)])
             except ProfileError as exc:
@@ -104,8 +98,6 @@ def _apply_preamble(pre: Preamble, ctx: FileContext, file: str) -> Iterator[Audi
         ctx.session = SessionTracker(new_session, profile, file)
     elif ctx.session is not None:
         ctx.session.profile = profile
-    if findings:
-        yield Audited(findings)
 
 
 def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:

@@ -154,7 +154,6 @@ class Replay:
         self.all_checked_first = False
         self.round_uncalled_settled = False
         self.uncalled_lines: list[Uncalled] = []
-        self.reshuffled_for: dict[str, bool] = {}
         self.back_in_stub_drawn: set[str] = set()  # reshuffled cards already drawn again
         self.stub_is_known_order = False
         self.stub_unordered = 0  # stub-first: how many cards at the top of the stub are in an unknown order
@@ -300,11 +299,8 @@ class Replay:
             self.add(Rule.ACTION_NOT_ALLOWED, post.line, f"{p} posted after the cards were dealt.", player=p)
         self.posted.setdefault(p, []).append(post)
         self.put_in(p, post.amount, post.line, post.all_in, f"the {post.kind}")
-        if post.kind in ("small", "big", "over", "live", "both"):
-            live = post.amount if post.kind != "both" else post.amount
-            self.pre_bets[p] = self.pre_bets.get(p, 0) + live
-        elif post.kind == "dead":
-            pass
+        if post.kind in ("small", "big", "over", "live", "both"):  # live: a bet of the first round
+            self.pre_bets[p] = self.pre_bets.get(p, 0) + post.amount
         self.record(post.line, post)
 
 
@@ -1041,8 +1037,6 @@ class Replay:
                              "not in his hand.", player=p, expected=" ".join(hand), actual=" ".join(d.cards))
         count = len(d.cards) if d.cards is not None else d.count
         self.check_draw_limit(p, d, count)
-        if self.stub_needs_reshuffle(count) and not self.reshuffled_for.get(p):
-            pass  # judged when the draw arrives without a reshuffle line (the stub simply runs dry)
         self.draw_pending[p] = d
         self.record(d.line, d)
 
@@ -1069,9 +1063,6 @@ class Replay:
         if self.stub is not None:
             return len(self.stub)
         return len(self.deck_cards) - len(self.used) + len(self.back_in_stub)
-
-    def stub_needs_reshuffle(self, count: int) -> bool:
-        return self.stub_size() < count
 
     def on_reshuffle(self, r: Reshuffle) -> None:
         # the reshuffle is for the next player to draw
@@ -1187,7 +1178,6 @@ class Replay:
     def take_from_stub(self, p: str, new: tuple[str, ...], line: int) -> None:
         """The new cards must come off the stub: never a live card, never a discard without a reshuffle."""
         live = {c for q, cs in self.cards.items() if q not in self.folded for c in cs}
-        own = set(self.cards.get(p, ()))
         for c in new:
             if c in live and c not in self.back_in_stub:
                 holder = next((q for q, cs in self.cards.items() if c in cs and q not in self.folded), None)
@@ -1205,7 +1195,6 @@ class Replay:
             elif c in self.drawn_after_reshuffle:
                 self.add(Rule.STUB_CARD, line, f"{p} drew {c}, which had already been drawn.", player=p, actual=c,
                          street="draw")
-        del own
         if self.stub is not None:
             top = self.stub[:len(new)]
             head = self.stub[:self.stub_unordered]  # stub-first: the old stub's cards, order unknown
