@@ -86,3 +86,11 @@ def test_check_imports_no_database_libraries() -> None:
     run = subprocess.run([sys.executable, "-c", code, str(EDGE / "odd-chip-three-way.txt")], capture_output=True,
                          text=True)
     assert run.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_library_works_without_the_cli() -> None:
+    from audit import load_profile, read_hands, replay
+
+    hand = next(read_hands(str(EDGE / "reopen-short-not-reopened.txt")))
+    result = replay(hand, load_profile("home-open"))
+    assert [(f.rule, f.player) for f in result.findings] == [("RAISE_NOT_REOPENED", "Ana")]
