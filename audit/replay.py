@@ -608,7 +608,7 @@ class Replay:
             return
         if self.street in ("pre", "deal"):
             self.open_round("first", a.line)
-        elif self.street == "draw" and self.round is None or self.street == "draw":
+        elif self.street == "draw":
             self.end_draw_phase(a.line)
             self.open_round("second", a.line)
         rnd = self.round
