@@ -30,17 +30,13 @@ from audit.pipeline import audit_blocks
 from audit.profile import load_profile
 from audit.read import read_text_blocks
 from audit.simulate import Simulator, iter_simulated, simulate_hands, simulate_sessions
+from houselines import ACTION, DEALT, DISCARD
 
 PROFILE = load_profile("home-open")
 BAD = ("violation", "error")
 
-ACTION = re.compile(
-    r"^(?P<p>[\w\-.']+): (?P<kind>folds|checks|calls|bets|raises)(?: (?P<a>\d+))?(?: to (?P<to>\d+))?"
-    r"(?P<allin> and is all-in)?(?P<rest>.*)$")
 COLLECT = re.compile(r"^(?P<p>[\w\-.']+) collected (?P<n>\d+) from (?P<pot>.+)$")
 SHOW = re.compile(r"^(?P<p>[\w\-.']+): shows \[(?P<cards>[^\]]*)\](?: \((?P<desc>[^)]*)\))?$")
-DISCARD = re.compile(r"^(?P<p>[\w\-.']+): discards \d+ cards? \[(?P<cards>[^\]]*)\]")
-DEALT = re.compile(r"^Dealt to (?P<p>[\w\-.']+) \[(?P<a>[^\]]*)\](?: \[(?P<b>[^\]]*)\])?$")
 SEAT = re.compile(r"^Seat (?P<seat>\d+): (?P<p>[\w\-.']+) \((?P<n>\d+) in chips\)$")
 
 

@@ -23,6 +23,7 @@ from audit.pipeline import audit_blocks
 from audit.profile import load_profile
 from audit.read import read_text_blocks
 from audit.simulate import Simulator
+from houselines import ACTION, DEALT, DISCARD
 
 BAD = ("violation", "error")
 HANDS = 2000
@@ -104,11 +105,6 @@ def test_two_thousand_hands_audit_clean(config: str) -> None:
 
 # ---------------------------------------------------------------------------------------------- defects
 
-ACTION = re.compile(
-    r"^(?P<p>[\w\-.']+): (?P<kind>folds|checks|calls|bets|raises)(?: (?P<a>\d+))?(?: to (?P<to>\d+))?"
-    r"(?P<allin> and is all-in)?(?P<rest>.*)$")
-DEALT = re.compile(r"^Dealt to (?P<p>[\w\-.']+) \[(?P<a>[^\]]*)\](?: \[(?P<b>[^\]]*)\])?$")
-DISCARD = re.compile(r"^(?P<p>[\w\-.']+): discards (?P<k>\d+) cards? \[(?P<cards>[^\]]*)\](?P<rest>.*)$")
 POST = re.compile(r"^(?P<p>[\w\-.']+): posts (?P<kind>small|big|over) blind (?P<n>\d+)(?P<allin> and is all-in)?$")
 SCORE = re.compile(r"^(?P<p>[\w\-.']+) scores 1 point$")
 PAROLE_LINE = re.compile(r"^(?P<p>[\w\-.']+): (?P<kind>offers|accepts|declines) parole(?P<rest>.*)$")
