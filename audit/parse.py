@@ -76,14 +76,7 @@ _HAND_RE = re.compile(r"Hand #(\S+) +- +(\S+ +\S+)")
 _TABLE_RE = re.compile(r"Table '(.*)' +Seat #(\d+)")
 _SEAT_RE = re.compile(r"Seat (\d+): +(\S+) +\((\d+) (in chips|points?)\)( is sitting out)?")
 _NAMED = re.compile(r"([\w\-.']+):? +(.*)")
-_POST_RE = re.compile(r"posts (.+?) +(\d+)( and is all-in)?")
-_ACT_RE = re.compile(r"(\w+)(?: +(\d+)(?: +to +(\d+))?)?( and is all-in)?( \(timed out\))?"
-                     r"(?: \(took (\d+(?:\.\d+)?)s\))?")
 _TOOK_RE = re.compile(r"\(took (\d+(?:\.\d+)?)s\)")
-_DISCARD_RE = re.compile(r"discards +(\d+) cards?(?: +(\[[^\]]*\]))?(?: \(took (\d+(?:\.\d+)?)s\))?")
-_SHOW_RE = re.compile(r"shows +(\[[^\]]*\])(?: +\((.*)\))?")
-_COLLECT_RE = re.compile(r"collected +(\d+) +from +(.*)")
-_DEALT_RE = re.compile(r"Dealt to +([\w\-.']+) *(.*)")
 _UNCALLED_RE = re.compile(r"Uncalled bet \((\d+)\) returned to +(\S+)")
 _STANDING_RE = re.compile(r"(\d+): +(\S+) +\((\d+)\)")
 _BRACKETS = re.compile(r"\[[^\]]*\]")
@@ -141,11 +134,10 @@ class HouseBuilder(_Builder):
     def CARRIED(self, tok: Token) -> tuple[int, int]:
         return self._line(tok), _int(tok.split(":", 1)[1])
 
-    def POST(self, tok: Token) -> Post:
-        line, player, rest = self._named(tok)
-        m = _POST_RE.match(rest)
-        assert m is not None
-        return Post(line, player, _POST_KIND[m.group(1)], _int(m.group(2)), m.group(3) is not None)
+    def POST(self, tok: Any) -> Post:
+        m = tok.m
+        return Post(self._line(tok), m.group("name"), _POST_KIND[m.group("kind")], _int(m.group("n")),
+                    m.group("allin") is not None)
 
     def NOPLAY(self, tok: Token) -> NoPlay:
         line, player, rest = self._named(tok)
@@ -158,33 +150,33 @@ class HouseBuilder(_Builder):
     def DECK(self, tok: Token) -> DeckLine:
         return DeckLine(self._line(tok), split_cards(_BRACKETS.search(tok).group()))  # type: ignore[union-attr]
 
-    def DEALT(self, tok: Token) -> Dealt:
-        m = _DEALT_RE.match(tok)
-        assert m is not None
-        groups = tuple(split_cards(g) for g in _BRACKETS.findall(m.group(2)))
-        return Dealt(self._line(tok), m.group(1), groups)
+    def DEALT(self, tok: Any) -> Dealt:
+        m = tok.m
+        groups = tuple(split_cards(g) for g in _BRACKETS.findall(m.group("cards")))
+        return Dealt(self._line(tok), m.group("name"), groups)
 
-    def ACT(self, tok: Token) -> Action:
-        line, player, rest = self._named(tok)
-        m = _ACT_RE.match(rest)
-        assert m is not None
-        verb, n, to, all_in, timed_out, took = m.groups()
-        kind = _VERBS[verb]
-        amount = _int(n) if n else 0
-        return Action(line, player, kind, amount, _int(to) if to else (amount if kind == "bet" else 0),
-                      all_in is not None, timed_out is not None, float(took) if took else None)
+    def ACT(self, tok: Any) -> Action:
+        m = tok.m
+        plain, verb, n, inc, to, all_in, timed_out, took = m.group(
+            "plain", "verb", "n", "inc", "to", "allin", "timedout", "took")
+        line, player = self._line(tok), m.group("name")
+        flags = (all_in is not None, timed_out is not None, float(took) if took else None)
+        if plain is not None:
+            return Action(line, player, _VERBS[plain], 0, 0, *flags)
+        if verb is not None:
+            amount = _int(n)
+            return Action(line, player, _VERBS[verb], amount, amount if verb == "bets" else 0, *flags)
+        return Action(line, player, "raise", _int(inc), _int(to), *flags)
 
     def PAROLE(self, tok: Token) -> Parole:
         line, player, rest = self._named(tok)
         took = _TOOK_RE.search(rest)
         return Parole(line, player, _PAROLE[rest.split()[0]], float(took.group(1)) if took else None)
 
-    def DISCARDS(self, tok: Token) -> Discard:
-        line, player, rest = self._named(tok)
-        m = _DISCARD_RE.match(rest)
-        assert m is not None
-        count, cards, took = m.groups()
-        return Discard(line, player, _int(count), split_cards(cards) if cards else None,
+    def DISCARDS(self, tok: Any) -> Discard:
+        m = tok.m
+        cards, took = m.group("cards", "took")
+        return Discard(self._line(tok), m.group("name"), _int(m.group("n")), split_cards(cards) if cards else None,
                        float(took) if took else None)
 
     def STANDS_PAT(self, tok: Token) -> StandPat:
@@ -195,21 +187,18 @@ class HouseBuilder(_Builder):
     def RESHUFFLES(self, tok: Token) -> Reshuffle:
         return Reshuffle(self._line(tok), split_cards(_BRACKETS.search(tok).group()))  # type: ignore[union-attr]
 
-    def SHOWS(self, tok: Token) -> Show:
-        line, player, rest = self._named(tok)
-        m = _SHOW_RE.match(rest)
-        assert m is not None
-        return Show(line, player, split_cards(m.group(1)), m.group(2))
+    def SHOWS(self, tok: Any) -> Show:
+        m = tok.m
+        return Show(self._line(tok), m.group("name"), split_cards(m.group("cards")), m.group("desc"))
 
     def MUCKS(self, tok: Token) -> Muck:
         line, player, _ = self._named(tok)
         return Muck(line, player)
 
-    def COLLECTED(self, tok: Token) -> Collect:
-        line, player, rest = self._named(tok)
-        m = _COLLECT_RE.match(rest)
-        assert m is not None
-        where = m.group(2)
+    def COLLECTED(self, tok: Any) -> Collect:
+        m = tok.m
+        line, player = self._line(tok), m.group("name")
+        where = m.group("pot")
         if where == "pot":
             pot = "pot"
         elif where == "main pot":
@@ -218,7 +207,7 @@ class HouseBuilder(_Builder):
             pot = "parole"
         else:
             pot = "side-" + where.rsplit("-", 1)[1]
-        return Collect(line, player, _int(m.group(1)), pot)
+        return Collect(line, player, _int(m.group("n")), pot)
 
     def UNCALLED(self, tok: Token) -> Uncalled:
         m = _UNCALLED_RE.match(tok)
@@ -348,6 +337,12 @@ def _diagnose(line: str, patterns: list[re.Pattern[str]]) -> tuple[int, str]:
     return start + 1, f"cannot read this line from {word!r} on"
 
 
+class _MatchToken(Token):
+    """Lark's token with the match of its pattern (for the callbacks that read named groups)."""
+
+    m: re.Match[str] | None
+
+
 class LineLexer(Lexer):
     """One token per line; the terminal's pattern (from the grammar file) must match the whole line."""
 
@@ -372,7 +367,9 @@ class LineLexer(Lexer):
             for name in _candidates(line):
                 m = patterns[name].match(text, pos)
                 if m is not None and m.end() == nl + 1:
-                    yield Token(name, line, pos, line_no, 1)
+                    token = _MatchToken(name, line, pos, line_no, 1)
+                    token.m = m
+                    yield token
                     break
             else:
                 column, what = _diagnose(line, [self.patterns[n] for n in _candidates(line)])
@@ -381,9 +378,11 @@ class LineLexer(Lexer):
 
 
 class _Line(str):
-    """A line handed to the transformer's terminal callbacks: its text, and ``line``, its index in the block."""
+    """A line handed to the transformer's terminal callbacks: its text, ``line`` (its index in the block) and
+    ``m``, the match of its terminal's pattern, whose named groups the callbacks read."""
 
     line: int
+    m: re.Match[str] | None
 
 
 class _Misplaced(Exception):
@@ -444,9 +443,10 @@ class LineParser:
                     nl = end
                 line = text[pos:nl]
                 kind = ""
+                match = None
                 for name in _candidates(line):
-                    m = patterns[name].match(text, pos)
-                    if m is not None and m.end() == nl + 1:
+                    match = patterns[name].match(text, pos)
+                    if match is not None and match.end() == nl + 1:
                         kind = name
                         break
                 if not kind:
@@ -464,6 +464,7 @@ class LineParser:
                     stack.append(arg)
                     value = _Line(line)
                     value.line = line_no
+                    value.m = match
                     callback = tcb.get(kind)
                     values.append(callback(value) if callback is not None else value)
                     break
