@@ -72,24 +72,11 @@ _VERBS = {"folds": "fold", "checks": "check", "calls": "call", "bets": "bet", "r
 _PAROLE = {"offers": "offer", "accepts": "accept", "declines": "decline"}
 
 # The grammar's terminals decide what a line is; these read the names, numbers and cards inside a line.
-_HAND_RE = re.compile(r"Hand #(\S+) +- +(\S+ +\S+)")
-_TABLE_RE = re.compile(r"Table '(.*)' +Seat #(\d+)")
-_SEAT_RE = re.compile(r"Seat (\d+): +(\S+) +\((\d+) (in chips|points?)\)( is sitting out)?")
-_NAMED = re.compile(r"([\w\-.']+):? +(.*)")
-_TOOK_RE = re.compile(r"\(took (\d+(?:\.\d+)?)s\)")
-_UNCALLED_RE = re.compile(r"Uncalled bet \((\d+)\) returned to +(\S+)")
-_STANDING_RE = re.compile(r"(\d+): +(\S+) +\((\d+)\)")
 _BRACKETS = re.compile(r"\[[^\]]*\]")
 
 
 class HouseBuilder(_Builder):
     """Builds model objects from the house grammar's rules (one method per line rule)."""
-
-    def _named(self, tok: Token) -> tuple[int, str, str]:
-        """A line that starts with a player's name: (file line, player, the rest without the colon)."""
-        m = _NAMED.match(tok)
-        assert m is not None
-        return self._line(tok), m.group(1), m.group(2)
 
     def hand(self, c: list[Any]) -> Hand:
         (hand_line, hand_id, started), (table, button) = c[0], c[1]
@@ -115,22 +102,17 @@ class HouseBuilder(_Builder):
 
     seats = body = items = standings = _list
 
-    def HAND_LINE(self, tok: Token) -> tuple[int, str, str]:
-        m = _HAND_RE.match(tok)
-        assert m is not None
-        return self._line(tok), m.group(1), " ".join(m.group(2).split())
-
-    def TABLE_LINE(self, tok: Token) -> tuple[str, int]:
-        m = _TABLE_RE.match(tok)
-        assert m is not None
-        return m.group(1), _int(m.group(2))
-
-    def SEAT_LINE(self, tok: Token) -> tuple[Seat, bool]:
-        m = _SEAT_RE.match(tok)
-        assert m is not None
-        seat = Seat(self._line(tok), _int(m.group(1)), m.group(2), _int(m.group(3)), m.group(5) is not None)
-        return seat, m.group(4) != "in chips"
-
+    def HAND_LINE(self, tok: Any) -> tuple[int, str, str]:
+        m = tok.m
+        return self._line(tok), m.group("id"), " ".join(m.group("date").split())
+    def TABLE_LINE(self, tok: Any) -> tuple[str, int]:
+        m = tok.m
+        return m.group("table"), _int(m.group("button"))
+    def SEAT_LINE(self, tok: Any) -> tuple[Seat, bool]:
+        m = tok.m
+        seat = Seat(self._line(tok), _int(m.group("seat")), m.group("name"), _int(m.group("n")),
+                    m.group("out") is not None)
+        return seat, m.group("unit") != "in chips"
     def CARRIED(self, tok: Token) -> tuple[int, int]:
         return self._line(tok), _int(tok.split(":", 1)[1])
 
@@ -139,10 +121,9 @@ class HouseBuilder(_Builder):
         return Post(self._line(tok), m.group("name"), _POST_KIND[m.group("kind")], _int(m.group("n")),
                     m.group("allin") is not None)
 
-    def NOPLAY(self, tok: Token) -> NoPlay:
-        line, player, rest = self._named(tok)
-        return NoPlay(line, player, "waits" if rest.startswith("waits") else "sits-out")
-
+    def NOPLAY(self, tok: Any) -> NoPlay:
+        m = tok.m
+        return NoPlay(self._line(tok), m.group("name"), "waits" if m.group("what").startswith("waits") else "sits-out")
     def MARKER(self, tok: Token) -> Marker:
         t = tok.rstrip()
         return Marker(self._line(tok), _MARKERS[t[4:-4]])
@@ -168,22 +149,21 @@ class HouseBuilder(_Builder):
             return Action(line, player, _VERBS[verb], amount, amount if verb == "bets" else 0, *flags)
         return Action(line, player, "raise", _int(inc), _int(to), *flags)
 
-    def PAROLE(self, tok: Token) -> Parole:
-        line, player, rest = self._named(tok)
-        took = _TOOK_RE.search(rest)
-        return Parole(line, player, _PAROLE[rest.split()[0]], float(took.group(1)) if took else None)
-
+    def PAROLE(self, tok: Any) -> Parole:
+        m = tok.m
+        took = m.group("took")
+        return Parole(self._line(tok), m.group("name"), _PAROLE[m.group("verb")], float(took) if took else None)
     def DISCARDS(self, tok: Any) -> Discard:
         m = tok.m
         cards, took = m.group("cards", "took")
         return Discard(self._line(tok), m.group("name"), _int(m.group("n")), split_cards(cards) if cards else None,
                        float(took) if took else None)
 
-    def STANDS_PAT(self, tok: Token) -> StandPat:
-        line, player, rest = self._named(tok)
-        took = _TOOK_RE.search(rest)
-        return StandPat(line, player, "(timed out)" in rest, float(took.group(1)) if took else None)
-
+    def STANDS_PAT(self, tok: Any) -> StandPat:
+        m = tok.m
+        took = m.group("took")
+        return StandPat(self._line(tok), m.group("name"), m.group("timedout") is not None,
+                        float(took) if took else None)
     def RESHUFFLES(self, tok: Token) -> Reshuffle:
         return Reshuffle(self._line(tok), split_cards(_BRACKETS.search(tok).group()))  # type: ignore[union-attr]
 
@@ -191,10 +171,8 @@ class HouseBuilder(_Builder):
         m = tok.m
         return Show(self._line(tok), m.group("name"), split_cards(m.group("cards")), m.group("desc"))
 
-    def MUCKS(self, tok: Token) -> Muck:
-        line, player, _ = self._named(tok)
-        return Muck(line, player)
-
+    def MUCKS(self, tok: Any) -> Muck:
+        return Muck(self._line(tok), tok.m.group("name"))
     def COLLECTED(self, tok: Any) -> Collect:
         m = tok.m
         line, player = self._line(tok), m.group("name")
@@ -209,23 +187,18 @@ class HouseBuilder(_Builder):
             pot = "side-" + where.rsplit("-", 1)[1]
         return Collect(line, player, _int(m.group("n")), pot)
 
-    def UNCALLED(self, tok: Token) -> Uncalled:
-        m = _UNCALLED_RE.match(tok)
-        assert m is not None
-        return Uncalled(self._line(tok), m.group(2), _int(m.group(1)))
-
-    def EVENT(self, tok: Token) -> Event:
-        line, player, rest = self._named(tok)
-        return Event(line, player, _EVENTS[rest[3:]], "")
-
-    def SAID(self, tok: Token) -> Event:
-        line, player, rest = self._named(tok)
-        return Event(line, player, "said", rest[rest.index('"') + 1:-1])
-
-    def SCORES(self, tok: Token) -> Score:
-        line, player, rest = self._named(tok)
-        return Score(line, player, _int(rest.split()[1]))
-
+    def UNCALLED(self, tok: Any) -> Uncalled:
+        m = tok.m
+        return Uncalled(self._line(tok), m.group("name"), _int(m.group("n")))
+    def EVENT(self, tok: Any) -> Event:
+        m = tok.m
+        return Event(self._line(tok), m.group("name"), _EVENTS[m.group("what")], "")
+    def SAID(self, tok: Any) -> Event:
+        m = tok.m
+        return Event(self._line(tok), m.group("name"), "said", m.group("text"))
+    def SCORES(self, tok: Any) -> Score:
+        m = tok.m
+        return Score(self._line(tok), m.group("name"), _int(m.group("n")))
     def TOTAL(self, tok: Token) -> SummaryTotal:
         nums = _INT.findall(tok)
         return SummaryTotal(self._line(tok), _int(nums[0]), _int(nums[1]))
@@ -248,10 +221,9 @@ class HouseBuilder(_Builder):
     def session_end(self, c: list[Any]) -> SessionEnd:
         return SessionEnd(self._line(c[0]), tuple(c[1]) if len(c) > 1 else ())
 
-    def STANDING(self, tok: Token) -> Standing:
-        m = _STANDING_RE.match(tok)
-        assert m is not None
-        return Standing(self._line(tok), _int(m.group(1)), m.group(2), _int(m.group(3)))
+    def STANDING(self, tok: Any) -> Standing:
+        m = tok.m
+        return Standing(self._line(tok), _int(m.group("place")), m.group("name"), _int(m.group("n")))
 
 
 _HOUSE_BUILDER = HouseBuilder()
