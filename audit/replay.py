@@ -179,7 +179,7 @@ class Replay:
             return self.hand.game.big
         if prof.blinds == "three" and any(type(i) is Post and i.kind in ("small", "big", "over")
                                           for i in self.hand.body):
-            levels = _blind_levels([i for i in self.hand.body if type(i) is Post])
+            levels = blind_levels([i for i in self.hand.body if type(i) is Post])
             return levels["over"] if len(self.order) >= 4 else levels["big"]
         blinds = sorted((i.amount for i in self.hand.body if type(i) is Post and i.kind in ("big", "over")),
                         reverse=True)
@@ -347,12 +347,12 @@ class Replay:
     def blind_seats(self) -> dict[str, str]:
         """``blinds = three``: which player owes which blind. Left of the button the small, then the big, then the
         over blind with 4-5 players dealt in; heads-up the button posts the small blind."""
-        return _blind_seats(self.left_of_button())
+        return blind_seats(self.left_of_button())
 
     def blind_levels(self) -> dict[str, int]:
         """The blinds' sizes: the small blind sets the scale (big = 2 × small, over = 2 × big); without a full
         small blind, the big or the over blind does."""
-        return _blind_levels([x for xs in self.posted.values() for x in xs])
+        return blind_levels([x for xs in self.posted.values() for x in xs])
 
     def check_blinds(self, line: int) -> None:
         """``BLIND_WRONG``: each blind posted by the right player, in the right amount; no over blind with fewer
@@ -1616,7 +1616,7 @@ class Replay:
                          player=p, expected=0, actual=n, street="showdown")
 
 
-def _blind_seats(ring: list[str]) -> dict[str, str]:
+def blind_seats(ring: list[str]) -> dict[str, str]:
     """Three blinds' seats from the players dealt in, clockwise from the button's left: small, big, and the over
     blind with 4-5 players; heads-up the button (the ring's last) posts the small blind."""
     if len(ring) == 2:
@@ -1625,7 +1625,7 @@ def _blind_seats(ring: list[str]) -> dict[str, str]:
     return {k: ring[i] for i, k in enumerate(kinds) if i < len(ring)}
 
 
-def _ring_from_button(players: list[str], seat_of: dict[str, int], button: int) -> list[str]:
+def ring_from_button(players: list[str], seat_of: dict[str, int], button: int) -> list[str]:
     """``players`` (in seat order) clockwise from the button's left; a dead button counts from the last seat
     before it."""
     if not players:
@@ -1634,101 +1634,8 @@ def _ring_from_button(players: list[str], seat_of: dict[str, int], button: int) 
     return players[at + 1:] + players[:at + 1]
 
 
-_BLIND_ORDER = {"small": 1, "big": 2, "over": 3}
-_BLIND_WORDS = {"small": "small blind", "big": "big blind", "over": "over blind"}
-
-
-class BlindDebts:
-    """``missed-blinds = seed-004`` across the hands of one session (RULES.md "Missed blinds").
-
-    Feed it every ``HandResult`` of the session in order; it returns the ``MISSED_BLINDS`` findings. A seated
-    player who is not dealt in (sitting out) misses each blind that would have fallen on him had he been dealt
-    in; when he plays again he posts a live amount equal to the largest blind he missed (at least the big blind)
-    and the other missed blinds dead (seed 004: missed the small blind only, a live big blind; small and big, a
-    live big blind and a dead small one; all three, a live over blind and a dead small and big one). A player
-    new to the session (after its first hand) posts a live over blind (the big blind with 2-3 players) or waits
-    for the over blind. A player back in a blind's seat posts that blind in turn and owes nothing more (so a
-    player who missed only the over blind, or the over and the big blind, is back in the big or the small
-    blind's seat and settles there: the seed's three cases are the ones left).
-    """
-
-    def __init__(self, profile: Profile) -> None:
-        self.profile = profile
-        self.owed: dict[str, set[str]] = {}  # player → the blinds he missed and has not made up
-        self.new: set[str] = set()  # joined after the first hand and not yet come in
-        self.seen: set[str] = set()
-        self.hands = 0
-
-    def feed(self, result: HandResult, profile: Profile | None = None) -> list[Finding]:
-        """Judge one hand's entry posts against what each player owed; then record what this hand's absentees
-        missed. ``profile``: the one in force now, if a preamble changed it."""
-        hand = result.hand
-        if profile is not None:
-            self.profile = profile
-        prof = self.profile
-        if prof.missed_blinds != "seed-004" or prof.blinds != "three" or hand.dialect != "house" or result.redeal:
-            return []
-        out: list[Finding] = []
-        seat_of = {s.player: s.seat for s in hand.seats}
-        dealt = sorted(result.dealt_in, key=lambda q: seat_of[q])
-        posts = [i for i in hand.body if type(i) is Post]
-        levels = _blind_levels(posts)
-        largest = "over" if len(dealt) >= 4 else "big"  # a new player's live amount
-        for p in dealt:
-            mine = [x for x in posts if x.player == p]
-            positional = {x.kind for x in mine if x.kind in _BLIND_ORDER}
-            live = sum(x.amount for x in mine if x.kind == "live")
-            dead = sum(x.amount for x in mine if x.kind == "dead")
-            all_in = any(x.all_in for x in mine)
-            line = next((x.line for x in mine if x.kind in ("live", "dead")), hand.line)
-            owed = self.owed.pop(p, set())
-            new = p in self.new or (self.hands > 0 and p not in self.seen)
-            self.new.discard(p)
-            self.seen.add(p)
-            if positional:
-                continue  # back in a blind's seat: posting that blind in turn settles what he missed
-            if owed:
-                top = max(owed, key=_BLIND_ORDER.__getitem__)
-                live_kind = top if _BLIND_ORDER[top] >= _BLIND_ORDER["big"] else "big"
-                want = (levels[live_kind], sum(levels[k] for k in owed if k != top))
-                words = [_BLIND_WORDS[k] for k in sorted(owed, key=_BLIND_ORDER.__getitem__)]
-                why = f"{p} missed the {' and the '.join(words) if len(words) < 3 else 'small, big and over blinds'}"
-            elif new:
-                want = (levels[largest], 0)
-                why = f"{p} is new to the game (and did not wait for the over blind)"
-            else:
-                if (live or dead) and self.hands > 0:
-                    out.append(self._finding(result, line, p, f"{p} posted {live} live and {dead} dead, but had missed "
-                                             "no blind and is not new.", "no entry post", f"live {live} + dead {dead}"))
-                continue
-            if (live, dead) != want and not all_in:
-                text = f"a live {want[0]}" + (f" and {want[1]} dead" if want[1] else "")
-                out.append(self._finding(result, line, p, f"{why}, so owes {text}; {p} posted {live} live and "
-                                         f"{dead} dead.", f"live {want[0]} + dead {want[1]}",
-                                         f"live {live} + dead {dead}"))
-        waiting = {i.player for i in hand.body if type(i) is NoPlay and i.kind == "waits"}
-        for s in sorted(hand.seats, key=lambda x: x.seat):
-            p = s.player
-            if p in result.dealt_in:
-                continue
-            if p in waiting or p in self.new or (self.hands > 0 and p not in self.seen):
-                self.new.add(p)  # a new player waiting to come in owes nothing
-                continue
-            self.seen.add(p)
-            players = sorted(dealt + [p], key=lambda q: seat_of[q])
-            for kind, who in _blind_seats(_ring_from_button(players, seat_of, hand.button)).items():
-                if who == p:
-                    self.owed.setdefault(p, set()).add(kind)
-        self.hands += 1
-        return out
-
-    def _finding(self, result: HandResult, line: int, player: str, message: str, expected: str,
-                 actual: str) -> Finding:
-        return make_finding(Rule.MISSED_BLINDS, result.hand.file, result.hand.hand_id, line, message, player=player,
-                            street=STREET_NAMES["pre"], expected=expected, actual=actual, session=result.session)
-
-
-def _blind_levels(posts: list[Post]) -> dict[str, int]:
+BLIND_ORDER = {"small": 1, "big": 2, "over": 3}
+def blind_levels(posts: list[Post]) -> dict[str, int]:
     """Three blinds' sizes from the posts: the small blind sets the scale (big = 2 × small, over = 2 × big);
     without a full small blind, the big or the over blind does."""
     scale = 0
