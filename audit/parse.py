@@ -105,14 +105,17 @@ class HouseBuilder(_Builder):
     def HAND_LINE(self, tok: Any) -> tuple[int, str, str]:
         m = tok.m
         return self._line(tok), m.group("id"), " ".join(m.group("date").split())
+
     def TABLE_LINE(self, tok: Any) -> tuple[str, int]:
         m = tok.m
         return m.group("table"), _int(m.group("button"))
+
     def SEAT_LINE(self, tok: Any) -> tuple[Seat, bool]:
         m = tok.m
         seat = Seat(self._line(tok), _int(m.group("seat")), m.group("name"), _int(m.group("n")),
                     m.group("out") is not None)
         return seat, m.group("unit") != "in chips"
+
     def CARRIED(self, tok: Token) -> tuple[int, int]:
         return self._line(tok), _int(tok.split(":", 1)[1])
 
@@ -124,6 +127,7 @@ class HouseBuilder(_Builder):
     def NOPLAY(self, tok: Any) -> NoPlay:
         m = tok.m
         return NoPlay(self._line(tok), m.group("name"), "waits" if m.group("what").startswith("waits") else "sits-out")
+
     def MARKER(self, tok: Token) -> Marker:
         t = tok.rstrip()
         return Marker(self._line(tok), _MARKERS[t[4:-4]])
@@ -153,6 +157,7 @@ class HouseBuilder(_Builder):
         m = tok.m
         took = m.group("took")
         return Parole(self._line(tok), m.group("name"), _PAROLE[m.group("verb")], float(took) if took else None)
+
     def DISCARDS(self, tok: Any) -> Discard:
         m = tok.m
         cards, took = m.group("cards", "took")
@@ -164,6 +169,7 @@ class HouseBuilder(_Builder):
         took = m.group("took")
         return StandPat(self._line(tok), m.group("name"), m.group("timedout") is not None,
                         float(took) if took else None)
+
     def RESHUFFLES(self, tok: Token) -> Reshuffle:
         return Reshuffle(self._line(tok), split_cards(_BRACKETS.search(tok).group()))  # type: ignore[union-attr]
 
@@ -173,6 +179,7 @@ class HouseBuilder(_Builder):
 
     def MUCKS(self, tok: Any) -> Muck:
         return Muck(self._line(tok), tok.m.group("name"))
+
     def COLLECTED(self, tok: Any) -> Collect:
         m = tok.m
         line, player = self._line(tok), m.group("name")
@@ -190,15 +197,19 @@ class HouseBuilder(_Builder):
     def UNCALLED(self, tok: Any) -> Uncalled:
         m = tok.m
         return Uncalled(self._line(tok), m.group("name"), _int(m.group("n")))
+
     def EVENT(self, tok: Any) -> Event:
         m = tok.m
         return Event(self._line(tok), m.group("name"), _EVENTS[m.group("what")], "")
+
     def SAID(self, tok: Any) -> Event:
         m = tok.m
         return Event(self._line(tok), m.group("name"), "said", m.group("text"))
+
     def SCORES(self, tok: Any) -> Score:
         m = tok.m
         return Score(self._line(tok), m.group("name"), _int(m.group("n")))
+
     def TOTAL(self, tok: Token) -> SummaryTotal:
         nums = _INT.findall(tok)
         return SummaryTotal(self._line(tok), _int(nums[0]), _int(nums[1]))
@@ -259,6 +270,22 @@ def _candidates(line: str) -> tuple[str, ...]:
     else:
         named = _AFTER_NAME.get(second)
     return found + (named,) if named else found
+
+
+def _classify(text: str, pos: int, end: int, line_no: int,
+              patterns: dict[str, re.Pattern[str]]) -> tuple[str, str, re.Match[str], int]:
+    """The line of ``text`` starting at ``pos``: its terminal, its text, the match, and where the next line
+    starts; a ``LineError`` when no terminal reads the whole line. Shared by both ways of parsing."""
+    nl = text.find("\n", pos)
+    if nl < 0:
+        nl = end
+    line = text[pos:nl]
+    for name in _candidates(line):
+        m = patterns[name].match(text, pos)
+        if m is not None and m.end() == nl + 1:
+            return name, line, m, nl + 1
+    column, what = _diagnose(line, [patterns[n] for n in _candidates(line)])
+    raise LineError(line_no, column, what)
 
 
 class LineError(Exception):
@@ -332,21 +359,10 @@ class LineLexer(Lexer):
         end = len(text)
         while pos < end:
             line_no += 1
-            nl = text.find("\n", pos)
-            if nl < 0:
-                nl = end
-            line = text[pos:nl]
-            for name in _candidates(line):
-                m = patterns[name].match(text, pos)
-                if m is not None and m.end() == nl + 1:
-                    token = _MatchToken(name, line, pos, line_no, 1)
-                    token.m = m
-                    yield token
-                    break
-            else:
-                column, what = _diagnose(line, [self.patterns[n] for n in _candidates(line)])
-                raise LineError(line_no, column, what)
-            pos = nl + 1
+            kind, line, m, pos = _classify(text, pos, end, line_no, patterns)
+            token = _MatchToken(kind, line, pos - len(line) - 1, line_no, 1)
+            token.m = m
+            yield token
 
 
 class _Line(str):
@@ -410,21 +426,7 @@ class LineParser:
         while True:
             if pos < end:
                 line_no += 1
-                nl = text.find("\n", pos)
-                if nl < 0:
-                    nl = end
-                line = text[pos:nl]
-                kind = ""
-                match = None
-                for name in _candidates(line):
-                    match = patterns[name].match(text, pos)
-                    if match is not None and match.end() == nl + 1:
-                        kind = name
-                        break
-                if not kind:
-                    column, what = _diagnose(line, [patterns[n] for n in _candidates(line)])
-                    raise LineError(line_no, column, what)
-                pos = nl + 1
+                kind, line, match, pos = _classify(text, pos, end, line_no, patterns)
             else:
                 kind = "$END"
             while True:
