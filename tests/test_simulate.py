@@ -398,11 +398,16 @@ def m_drawn_card_live_elsewhere(s: Session, rng: random.Random) -> Mutation | No
     if not found:
         return None
     b, i, held = rng.choice(found)
+    return replace_drawn_card(s, b, i, rng.choice(held), rng)
+
+
+def replace_drawn_card(s: Session, b: int, i: int, card: str, rng: random.Random) -> Mutation:
+    """Session ``s`` with one new card of the draw line ``i`` of hand ``b`` replaced by ``card``."""
     blocks = copy(s)
     m = DEALT.match(blocks[b][i])
     assert m is not None
     new = (m["b"] or m["a"]).split()
-    new[rng.randrange(len(new))] = rng.choice(held)
+    new[rng.randrange(len(new))] = card
     kept = f"[{m['a']}] " if m["b"] is not None else ""
     blocks[b][i] = f"Dealt to {m['p']} {kept}[{' '.join(new)}]"
     return blocks, b
@@ -487,14 +492,7 @@ def m_discard_drawn_back(s: Session, rng: random.Random) -> Mutation | None:
     if not found:
         return None
     b, i, cards = rng.choice(found)
-    blocks = copy(s)
-    m = DEALT.match(blocks[b][i])
-    assert m is not None
-    new = (m["b"] or m["a"]).split()
-    new[rng.randrange(len(new))] = rng.choice(cards)
-    kept = f"[{m['a']}] " if m["b"] is not None else ""
-    blocks[b][i] = f"Dealt to {m['p']} {kept}[{' '.join(new)}]"
-    return blocks, b
+    return replace_drawn_card(s, b, i, rng.choice(cards), rng)
 
 
 def m_reshuffle_own_discard(s: Session, rng: random.Random) -> Mutation | None:
