@@ -4,7 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo install bench clean
+NATIVE := audit/_native_stamp.json
+NATIVE_SOURCES := $(wildcard audit/*.py) hatch_build.py
+
+.PHONY: test demo install native bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +15,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# The hot modules compiled to C with mypyc, in place (about twice the speed); rebuilt when a source changes.
+$(NATIVE): $(STAMP) $(NATIVE_SOURCES)
+	$(BIN)/python hatch_build.py
+
+native: $(NATIVE)
+
+install: $(STAMP) $(NATIVE)
 
 BROWSER_STAMP := $(VENV)/.browser
 
@@ -22,15 +31,15 @@ $(BROWSER_STAMP): scripts/install-browser.sh
 	bash scripts/install-browser.sh
 	touch $(BROWSER_STAMP)
 
-test: $(STAMP) $(BROWSER_STAMP)
+test: $(STAMP) $(NATIVE) $(BROWSER_STAMP)
 	$(BIN)/python -m pytest -q
 	$(BIN)/mypy
 
-demo: $(STAMP)
+demo: $(STAMP) $(NATIVE)
 	bash bench/demo.sh
 
-bench: $(STAMP)
+bench: $(STAMP) $(NATIVE)
 	$(BIN)/python bench/parse.py
 
 clean:
-	rm -rf $(VENV) demo-out
+	rm -rf $(VENV) demo-out build audit/*.so $(NATIVE)

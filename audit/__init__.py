@@ -17,6 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+from audit import _native  # noqa: E402
+
+_native.guard()  # a stale compiled build (a source edited since `make`) must not run: the .py files load instead
+
 if TYPE_CHECKING:  # pragma: no cover
     from audit.findings import Finding
     from audit.model import Hand

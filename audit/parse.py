@@ -12,10 +12,13 @@ from typing import Any
 
 from collections.abc import Iterator
 
+import lark.visitors  # noqa: F401  (the compiled module refers to it for the Transformer base class)
 from lark import Lark, Token, Transformer
 from lark.common import LexerConf
 from lark.lexer import Lexer, LexerState
 from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from mypy_extensions import mypyc_attr
 
 from audit.model import (
     Action, Block, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, OptionLine, Parole,
@@ -49,6 +52,7 @@ def split_cards(token: str) -> tuple[str, ...]:
     return tuple(("T" + c[2:]) if c.startswith("10") else c for c in body)
 
 
+@mypyc_attr(native_class=False)
 class _Builder(Transformer[Token, Any]):
     """Shared state: the file line of each line of the block being parsed."""
 
@@ -75,6 +79,7 @@ _PAROLE = {"offers": "offer", "accepts": "accept", "declines": "decline"}
 _BRACKETS = re.compile(r"\[[^\]]*\]")
 
 
+@mypyc_attr(native_class=False)
 class HouseBuilder(_Builder):
     """Builds model objects from the house grammar's rules (one method per line rule)."""
 
@@ -100,7 +105,18 @@ class HouseBuilder(_Builder):
         c[0].append(c[1])
         return c[0]  # type: ignore[no-any-return]
 
-    seats = body = items = standings = _list
+    # (one method each, not aliases: the compiled module needs real methods on this Lark transformer)
+    def seats(self, c: list[Any]) -> list[Any]:
+        return self._list(c)
+
+    def body(self, c: list[Any]) -> list[Any]:
+        return self._list(c)
+
+    def items(self, c: list[Any]) -> list[Any]:
+        return self._list(c)
+
+    def standings(self, c: list[Any]) -> list[Any]:
+        return self._list(c)
 
     def HAND_LINE(self, tok: Any) -> tuple[int, str, str]:
         m = tok.m
@@ -336,12 +352,14 @@ def _diagnose(line: str, patterns: list[re.Pattern[str]]) -> tuple[int, str]:
     return start + 1, f"cannot read this line from {word!r} on"
 
 
+@mypyc_attr(native_class=False)
 class _MatchToken(Token):
     """Lark's token with the match of its pattern (for the callbacks that read named groups)."""
 
     m: re.Match[str] | None
 
 
+@mypyc_attr(native_class=False)
 class LineLexer(Lexer):
     """One token per line; the terminal's pattern (from the grammar file) must match the whole line."""
 
@@ -365,6 +383,7 @@ class LineLexer(Lexer):
             yield token
 
 
+@mypyc_attr(native_class=False)
 class _Line(str):
     """A line handed to the transformer's terminal callbacks: its text, ``line`` (its index in the block) and
     ``m``, the match of its terminal's pattern, whose named groups the callbacks read."""
@@ -506,8 +525,8 @@ def parse_block(block: RawBlock) -> Block:
         result: Any = parser.parse(text, start)
     except LineError as exc:
         return failure(block, exc.line, exc.column, exc.what)
-    except _Misplaced as exc:
-        return _misplaced(block, exc)
+    except _Misplaced as misplaced:
+        return _misplaced(block, misplaced)
     except _LongNumber:
         long_number = _LONG_NUMBER.search(text)
         if long_number is None:  # pragma: no cover - every number the builder reads is a run of digits

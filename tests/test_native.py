@@ -1,0 +1,73 @@
+"""The compiled build (mypyc, audit/_native.py): in use, never stale, and the same answers as plain Python."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import audit
+from audit import _native
+
+from conftest import AUDIT, FIXTURES, ROOT, SHARED
+
+
+def test_the_suite_runs_on_the_compiled_modules() -> None:
+    """`make test` builds them first; a stale or missing build would make every speed figure a lie."""
+    if os.environ.get("AUDIT_PURE_PYTHON"):
+        pytest.skip("AUDIT_PURE_PYTHON is set: this run checks the plain Python code on purpose")
+    assert _native.compiled_state() == "compiled", "run `make native` (or `make test`) to compile the modules"
+    for name in _native.COMPILED:
+        module = sys.modules.get(f"audit.{name}") or __import__(f"audit.{name}", fromlist=["_"])
+        assert _native.is_compiled(module), name
+
+
+def test_a_source_edited_after_the_build_runs_as_plain_python(tmp_path: Path) -> None:
+    if _native.compiled_state() != "compiled":
+        pytest.skip("no compiled build to go stale")
+    copy = tmp_path / "audit"
+    shutil.copytree(Path(audit.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(copy / "pots.py", "a", encoding="utf-8") as f:
+        f.write("\nEDITED = True\n")
+    probe = ("import sys, audit, audit.pots; m = sys.modules; "
+             "print(m['audit.pots'].__file__, m['audit.replay'].__file__, m['audit.pots'].EDITED)")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env.pop("AUDIT_PURE_PYTHON", None)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    pots, replay, edited = done.stdout.split()
+    assert pots == str(copy / "pots.py") and replay == str(copy / "replay.py") and edited == "True"
+    assert "older than their source" in done.stderr
+    # untouched, the copy runs compiled
+    shutil.copy(Path(audit.__file__).parent / "pots.py", copy / "pots.py")
+    done = subprocess.run([sys.executable, "-c", "import sys, audit; print(sys.modules['audit.replay'].__file__)"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.stdout.strip().endswith(".so") and done.stderr == "", done.stderr
+
+
+def corpus() -> list[str]:
+    paths = [FIXTURES / "rules", FIXTURES / "tda", FIXTURES / "profiles", FIXTURES / "site", FIXTURES / "demo",
+             SHARED / "cases", SHARED / "real-hands"]
+    return [str(p) for p in paths if p.exists()]
+
+
+@pytest.mark.parametrize("profile", ["home-open", "qdan", "stripped32"])
+def test_compiled_and_plain_python_give_the_same_findings(profile: str, tmp_path: Path) -> None:
+    """Every file the project has, and a simulated session, through both builds: byte-identical JSON Lines."""
+    sim = tmp_path / "sim.txt"
+    made = subprocess.run([AUDIT, "simulate", "--profile", profile, "--sessions", "3", "--seed", "7",
+                           "--output", str(sim)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    command = [AUDIT, "check", "--profile", profile, "--format", "json", *corpus(), str(sim)]
+    compiled = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
+                              env={k: v for k, v in os.environ.items() if k != "AUDIT_PURE_PYTHON"})
+    plain = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
+                           env={**os.environ, "AUDIT_PURE_PYTHON": "1"})
+    assert compiled.returncode == plain.returncode
+    assert compiled.stdout.count("\n") > 100  # the corpus is full of findings: this compares real output
+    assert compiled.stdout == plain.stdout
+    assert compiled.stderr == plain.stderr
