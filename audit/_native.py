@@ -25,7 +25,8 @@ from pathlib import Path
 from types import ModuleType
 
 # Compiled together, in one group (they call each other without going through Python).
-COMPILED = ("model", "findings", "cards", "pots", "read", "parse", "replay", "session", "pipeline", "check")
+COMPILED = ("model", "findings", "cards", "pots", "read", "parse", "replay", "session", "pipeline", "check",
+            "rows")
 STAMP = "_native_stamp.json"
 HERE = Path(__file__).resolve().parent
 

@@ -12,10 +12,8 @@ skipped without auditing. The worker hashes the bytes it actually parses, and th
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import io
-import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -23,36 +21,16 @@ from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO, TextIO, cast
 
 from audit.errors import AuditError
-from audit.findings import Finding
-from audit.model import (
-    Action, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, Parole, Post, Reshuffle, Score,
-    Show, StandPat, SummaryTotal, Uncalled,
-)
 from audit.pipeline import Audited, audit_blocks
 from audit.read import iter_lines, split_blocks
-from audit.store import DATA_TABLES, SCHEMA, FileRows, Store, hand_key
+from audit.rows import RowBuilder, parse_started_at
+from audit.store import DATA_TABLES, SCHEMA, FileRows, Store
 
 BATCH_HANDS = 250
 """Rows are turned into Arrow record batches every this many hands, so memory holds compact columns, not
 millions of Python tuples, while a large file waits for its single transaction."""
 
-_NO_HAND_ROW = ("PARSE_ERROR", "UNSUPPORTED_GAME")
-_STARTED = re.compile(r"(\d{4})[/-](\d{1,2})[/-](\d{1,2})\D{1,3}(\d{1,2}):(\d{2})(?::(\d{2}))?")
-
-
-def parse_started_at(text: str | None) -> dt.datetime | None:
-    """``"2026/12/01 22:14:48"`` (or a site's ``2011/06/26 - 21:35:49 ET``) as a naive datetime; ``None`` if
-    the text holds no readable date and time."""
-    if not text:
-        return None
-    m = _STARTED.search(text)
-    if m is None:
-        return None
-    y, mo, d, h, mi, s = (int(g) if g else 0 for g in m.groups())
-    try:
-        return dt.datetime(y, mo, d, h, mi, s)
-    except ValueError:
-        return None
+__all__ = ["FileBuilder", "IngestJob", "IngestSummary", "audit_file_rows", "ingest", "parse_started_at"]
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -92,30 +70,26 @@ def hash_file(path: str) -> tuple[str, int]:
 
 # ---------------------------------------------------------------------------------------------- rows
 class _Table:
-    """Rows of one table as tuples, turned into Arrow record batches every ``BATCH_HANDS`` hands."""
+    """One table of a file as Arrow record batches, one batch per ``BATCH_HANDS`` hands."""
 
     def __init__(self, name: str) -> None:
         import pyarrow as pa
 
         self.name = name
         self.schema = pa.schema([(col, _arrow_type(typ)) for col, typ in SCHEMA[name]])
-        self.rows: list[tuple[Any, ...]] = []
         self.batches: list[Any] = []
 
-    def flush(self) -> None:
+    def add_columns(self, columns: list[Any]) -> None:
+        """A record batch from one list of values per column (no batch for empty columns)."""
         import pyarrow as pa
 
-        if not self.rows:
-            return
-        columns = list(zip(*self.rows))
-        arrays = [pa.array(col, type=f.type) for col, f in zip(columns, self.schema)]
-        self.batches.append(pa.RecordBatch.from_arrays(arrays, schema=self.schema))
-        self.rows = []
+        if columns and len(columns[0]):
+            arrays = [pa.array(col, type=f.type) for col, f in zip(columns, self.schema)]
+            self.batches.append(pa.RecordBatch.from_arrays(arrays, schema=self.schema))
 
     def table(self) -> Any:
         import pyarrow as pa
 
-        self.flush()
         return pa.Table.from_batches(self.batches, schema=self.schema)
 
 
@@ -128,169 +102,35 @@ def _arrow_type(duck: str) -> Any:
     return types[duck]
 
 
-def _join(cards: Iterable[str] | None) -> str | None:
-    return None if cards is None else " ".join(cards)
-
-
-def _action_row(item: Any, street: str) -> tuple[Any, ...] | None:
-    """(line, street, player, kind, amount, to_amount, all_in, timed_out, took, cards, detail) of a body item."""
-    kind = type(item)
-    if kind is Action:
-        a = cast(Action, item)
-        return (a.line, street, a.player, a.kind, a.amount, a.to, a.all_in, a.timed_out, a.took, None, None)
-    if kind is Dealt:
-        d = cast(Dealt, item)
-        return (d.line, street, d.player, "dealt", None, None, None, None, None,
-                " | ".join(" ".join(g) for g in d.groups), None)
-    if kind is Post:
-        p = cast(Post, item)
-        return (p.line, street, p.player, f"post {p.kind}", p.amount, None, p.all_in, None, None, None, None)
-    if kind is Discard:
-        di = cast(Discard, item)
-        return (di.line, street, di.player, "discard", di.count, None, None, None, di.took, _join(di.cards), None)
-    if kind is StandPat:
-        s = cast(StandPat, item)
-        return (s.line, street, s.player, "stand pat", None, None, None, s.timed_out, s.took, None, None)
-    if kind is Show:
-        sh = cast(Show, item)
-        return (sh.line, street, sh.player, "show", None, None, None, None, None, _join(sh.cards), sh.description)
-    if kind is Collect:
-        c = cast(Collect, item)
-        return (c.line, street, c.player, "collect", c.amount, None, None, None, None, None, c.pot)
-    if kind is Uncalled:
-        u = cast(Uncalled, item)
-        return (u.line, street, u.player, "uncalled returned", u.amount, None, None, None, None, None, None)
-    if kind is Muck:
-        m = cast(Muck, item)
-        return (m.line, street, m.player, "muck", None, None, None, None, None, None, None)
-    if kind is Parole:
-        pa_ = cast(Parole, item)
-        return (pa_.line, street, pa_.player, f"parole {pa_.kind}", None, None, None, None, pa_.took, None, None)
-    if kind is NoPlay:
-        n = cast(NoPlay, item)
-        return (n.line, street, n.player, n.kind, None, None, None, None, None, None, None)
-    if kind is DeckLine:
-        dl = cast(DeckLine, item)
-        return (dl.line, street, None, "deck", None, None, None, None, None, _join(dl.cards), None)
-    if kind is Reshuffle:
-        r = cast(Reshuffle, item)
-        return (r.line, street, None, "reshuffle", None, None, None, None, None, _join(r.cards), None)
-    if kind is Score:
-        sc = cast(Score, item)
-        return (sc.line, street, sc.player, "score", sc.points, None, None, None, None, None, None)
-    if kind is Event:
-        e = cast(Event, item)
-        return (e.line, street, e.player, "event", None, None, None, None, None, None,
-                f"{e.kind}: {e.text}" if e.text else e.kind)
-    return None  # Marker, SummaryTotal: they shape the hand row and the street column instead
+_WIDTHS = {name: len(SCHEMA[name]) for name in DATA_TABLES}
 
 
 class FileBuilder:
-    """Turns the ``Audited`` items of one file into the rows of every table."""
+    """The rows of one file (``audit.rows``, compiled) as Arrow tables, a record batch every ``BATCH_HANDS``."""
 
     def __init__(self, sha256: str, file: str) -> None:
-        self.sha = sha256
-        self.file = file
+        self.rows = RowBuilder(sha256, file)
         self.tables = {name: _Table(name) for name in DATA_TABLES}
-        self.hands = 0
-        self.parse_errors = 0
-        self.findings = 0
-        self.skipped_hands = 0
         self._since_flush = 0
 
     def add(self, audited: Audited) -> None:
         """Add one item of ``audit_file``'s output."""
-        result = audited.result
-        key: str | None = None
-        if result is not None:
-            key = self._hand(result, audited)
-        elif audited.failure is not None:
-            f = audited.failure
-            key = hand_key(self.sha, f.first_line)
-            self.tables["parse_errors"].rows.append(
-                (key, self.sha, f.hand_id, self.file, audited.session, audited.profile, f.line, f.column,
-                 f.first_line, f.end_line, f.message))
-            self.parse_errors += 1
-        for finding in audited.findings:
-            fkey = key
-            if fkey is None and finding.rule in _NO_HAND_ROW:
-                fkey = hand_key(self.sha, finding.line)
-                if audited.failure is None:
-                    self._unreplayed(finding, fkey, audited)
-            self._finding(finding, fkey)
+        self.rows.add(audited)
         self._since_flush += 1
         if self._since_flush >= BATCH_HANDS:
-            for t in self.tables.values():
-                t.flush()
-            self._since_flush = 0
+            self.flush()
 
-    def _unreplayed(self, finding: Finding, key: str, audited: Audited) -> None:
-        """A hand that was read but not replayed: an unsupported game, or one the engine could not follow."""
-        if finding.rule == "UNSUPPORTED_GAME":
-            self.skipped_hands += 1
-            return
-        self.tables["parse_errors"].rows.append(
-            (key, self.sha, finding.hand, self.file, audited.session, audited.profile, finding.line, None,
-             finding.line, None, finding.message))
-        self.parse_errors += 1
-
-    def _finding(self, f: Finding, key: str | None) -> None:
-        self.tables["findings"].rows.append(
-            (key, self.sha, f.hand, self.findings, self.file, f.session, f.rule, f.severity, f.player, f.street,
-             f.line, f.message, f.expected, f.actual))
-        self.findings += 1
-
-    def _hand(self, result: Any, audited: Audited) -> str:
-        hand: Hand = result.hand
-        sha = self.sha
-        key = hand_key(sha, hand.line)
-        hid = hand.hand_id
-        game = hand.game
-        self.tables["hands"].rows.append(
-            (key, sha, self.file, hand.line, hand.end_line, hid, audited.session, result.profile, hand.dialect,
-             game.name if game else "5 Card Draw", game.betting if game else None,
-             (game.currency or None) if game else None, hand.table, parse_started_at(hand.started_at),
-             hand.started_at or None, hand.button, len(hand.seats), len(result.dealt_in), result.pot_total,
-             result.rake, hand.carried, result.redeal))
-        self.hands += 1
-        dealt = set(result.dealt_in)
-        seats = self.tables["seats"].rows
-        for s in hand.seats:
-            p = s.player
-            seats.append((key, sha, hid, s.seat, p, s.line, s.sitting_out, p in dealt, s.chips,
-                          result.end_stacks.get(p), result.contributions.get(p, 0),
-                          result.should_receive.get(p, 0), result.received.get(p, 0)))
-        actions = self.tables["actions"].rows
-        street = "pre"
-        seq = 0
-        for item in hand.body:
-            kind = type(item)
-            if kind is Marker:
-                street = cast(Marker, item).street
-                continue
-            if kind is SummaryTotal:
-                continue
-            row = _action_row(item, street)
-            if row is not None:
-                actions.append((key, sha, hid, seq) + row)
-                seq += 1
-        pots = self.tables["pots"].rows
-        awards = self.tables["awards"].rows
-        for i, pot in enumerate(result.pots):
-            pots.append((key, sha, hid, i, pot["name"], pot["amount"], list(pot["eligible"]),
-                         list(pot["winners"])))
-            should: dict[str, int] = pot["awards"]
-            got: dict[str, int] = pot["collected"]
-            order = [p for p in pot["eligible"] if p in should or p in got]
-            order += sorted(p for p in set(should) | set(got) if p not in order)
-            for p in order:
-                awards.append((key, sha, hid, i, pot["name"], p, should.get(p, 0), got.get(p, 0)))
-        return key
+    def flush(self) -> None:
+        for name, columns in self.rows.take_columns(_WIDTHS).items():
+            self.tables[name].add_columns(columns)
+        self._since_flush = 0
 
     def finish(self, path: str, size: int, default_profile: str) -> FileRows:
-        return FileRows(self.sha, path, size, default_profile,
-                        {name: t.table() for name, t in self.tables.items()}, self.hands, self.parse_errors,
-                        self.findings, self.skipped_hands)
+        self.flush()
+        b = self.rows
+        return FileRows(b.sha, path, size, default_profile,
+                        {name: t.table() for name, t in self.tables.items()}, b.hands, b.parse_errors,
+                        b.findings, b.skipped_hands)
 
 
 # ---------------------------------------------------------------------------------------------- jobs
