@@ -28,11 +28,10 @@ from audit.model import (
 from audit.read import RawBlock
 from audit.resources import data_dir
 
-_CARD_FIX = {"10": "T"}
 # A number longer than this is refused (a PARSE_ERROR) rather than read: Python will not even convert a string
 # of 4,300 digits to an int, and sums of such amounts would break every message that prints them.
 MAX_NUMBER_DIGITS = 100
-_LONG_NUMBER = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
+_LONG_NUMBER: Final = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
 
 
 class _LongNumber(Exception):
@@ -43,13 +42,15 @@ def _int(digits: str) -> int:
     if len(digits) > MAX_NUMBER_DIGITS:
         raise _LongNumber
     return int(digits)
-_INT = re.compile(r"\d+")
+_INT: Final = re.compile(r"\d+")
 
 
 def split_cards(token: str) -> tuple[str, ...]:
     """``"[As 10d 5c]"`` → ``("As", "Td", "5c")`` (``10`` read as ``T``); unknown text is kept as written."""
-    body = token[1:-1].split()
-    return tuple(("T" + c[2:]) if c.startswith("10") else c for c in body)
+    inside = token[1:-1]
+    if "10" not in inside:
+        return tuple(inside.split())
+    return tuple([("T" + c[2:]) if c.startswith("10") else c for c in inside.split()])
 
 
 @mypyc_attr(native_class=False)
@@ -66,17 +67,17 @@ class _Builder(Transformer[Token, Any]):
         return self.numbers[tok.line - 1]  # type: ignore[operator]
 
 
-_POST_KIND = {"the ante": "ante", "small blind": "small", "big blind": "big", "over blind": "over",
+_POST_KIND: Final = {"the ante": "ante", "small blind": "small", "big blind": "big", "over blind": "over",
               "live blind": "live", "dead blind": "dead"}
-_MARKERS = {"DEALING HANDS": "deal", "FIRST BETTING ROUND": "first", "DRAW": "draw",
+_MARKERS: Final = {"DEALING HANDS": "deal", "FIRST BETTING ROUND": "first", "DRAW": "draw",
             "SECOND BETTING ROUND": "second", "SHOW DOWN": "showdown", "SUMMARY": "summary",
             "REDEAL": "redeal"}
-_EVENTS = {"disconnected": "disconnected", "connected": "connected", "played by the house": "house"}
-_VERBS = {"folds": "fold", "checks": "check", "calls": "call", "bets": "bet", "raises": "raise"}
-_PAROLE = {"offers": "offer", "accepts": "accept", "declines": "decline"}
+_EVENTS: Final = {"disconnected": "disconnected", "connected": "connected", "played by the house": "house"}
+_VERBS: Final = {"folds": "fold", "checks": "check", "calls": "call", "bets": "bet", "raises": "raise"}
+_PAROLE: Final = {"offers": "offer", "accepts": "accept", "declines": "decline"}
 
 # The grammar's terminals decide what a line is; these read the names, numbers and cards inside a line.
-_BRACKETS = re.compile(r"\[[^\]]*\]")
+_BRACKETS: Final = re.compile(r"\[[^\]]*\]")
 
 
 # ---- building model objects from a matched line -------------------------------------------------------------
@@ -86,7 +87,29 @@ _BRACKETS = re.compile(r"\[[^\]]*\]")
 # with ``tuple.__new__`` and every field given in order: a NamedTuple's own constructor is a Python function,
 # the slowest part of building an item (the fixtures pin every field, so a field added to a model shows there).
 
-_new = tuple.__new__
+_new: Final = tuple.__new__
+
+# The groups of each terminal's pattern, in order (``None``: a group without a name): the builders unpack
+# ``m.groups()``, cheaper than looking groups up by name. ``_check_groups`` holds the grammar to this.
+_GROUPS: Final[dict[str, tuple[str | None, ...]]] = {
+    "HAND_LINE": ("id", "date"), "TABLE_LINE": ("table", "button"), "SEAT_LINE": ("seat", "name", "n", "unit", "out"),
+    "MARKER": (None,), "DEALT": ("name", "cards", None), "UNCALLED": ("n", "name"), "STANDING": ("place", "name", "n"),
+    "POST": ("name", "kind", "n", "allin"), "NOPLAY": ("name", "what"),
+    "ACT": ("name", "plain", "verb", "n", "inc", "to", "allin", "timedout", "took"),
+    "PAROLE": ("name", "verb", "took"), "DISCARDS": ("name", "n", "cards", "took", None),
+    "STANDS_PAT": ("name", "timedout", "took"), "SHOWS": ("name", "cards", "desc"), "MUCKS": ("name",),
+    "COLLECTED": ("name", "n", "pot"), "EVENT": ("name", "what"), "SAID": ("name", "text"), "SCORES": ("name", "n"),
+}
+
+
+def _check_groups(patterns: dict[str, re.Pattern[str]]) -> None:
+    """Raises ``ValueError`` if a terminal's groups are not the ones its builder unpacks (a grammar edit)."""
+    for name, pattern in patterns.items():
+        by_number = {number: group for group, number in pattern.groupindex.items()}
+        found = tuple(by_number.get(i) for i in range(1, pattern.groups + 1))
+        if found != _GROUPS.get(name, ()):
+            raise ValueError(f"the groups of {name} in the grammar are {found}, the parser reads "
+                             f"{_GROUPS.get(name, ())}: update _GROUPS and the builder")
 
 
 def _line_text(m: re.Match[str]) -> str:
@@ -99,15 +122,17 @@ def _took(took: str | None) -> float | None:
 
 
 def _b_hand_line(m: re.Match[str], line: int) -> tuple[int, str, str]:
-    return line, m.group("id"), " ".join(m.group("date").split())
+    hand_id, date = m.groups()
+    return line, hand_id, " ".join(date.split())
 
 
 def _b_table_line(m: re.Match[str], line: int) -> tuple[str, int]:
-    return m.group("table"), _int(m.group("button"))
+    table, button = m.groups()
+    return table, _int(button)
 
 
 def _b_seat_line(m: re.Match[str], line: int) -> tuple[Seat, bool]:
-    seat, name, n, unit, out = m.group("seat", "name", "n", "unit", "out")
+    seat, name, n, unit, out = m.groups()
     return _new(Seat, (line, _int(seat), name, _int(n), out is not None)), unit != "in chips"
 
 
@@ -116,17 +141,17 @@ def _b_carried(m: re.Match[str], line: int) -> tuple[int, int]:
 
 
 def _b_post(m: re.Match[str], line: int) -> Post:
-    name, kind, n, allin = m.group("name", "kind", "n", "allin")
+    name, kind, n, allin = m.groups()
     return _new(Post, (line, name, _POST_KIND[kind], _int(n), allin is not None))
 
 
 def _b_noplay(m: re.Match[str], line: int) -> NoPlay:
-    name, what = m.group("name", "what")
+    name, what = m.groups()
     return _new(NoPlay, (line, name, "waits" if what.startswith("waits") else "sits-out"))
 
 
 def _b_marker(m: re.Match[str], line: int) -> Marker:
-    return _new(Marker, (line, _MARKERS[_line_text(m).rstrip()[4:-4]]))
+    return _new(Marker, (line, _MARKERS[m.group(1)]))
 
 
 def _b_deck(m: re.Match[str], line: int) -> DeckLine:
@@ -134,7 +159,7 @@ def _b_deck(m: re.Match[str], line: int) -> DeckLine:
 
 
 def _b_dealt(m: re.Match[str], line: int) -> Dealt:
-    name, cards = m.group("name", "cards")
+    name, cards, _ = m.groups()
     # ``cards``: one bracket, or two with spaces between (the pattern allows no ']' inside a bracket)
     close = cards.find("]")
     first = split_cards(cards[:close + 1])
@@ -144,8 +169,7 @@ def _b_dealt(m: re.Match[str], line: int) -> Dealt:
 
 
 def _b_act(m: re.Match[str], line: int) -> Action:
-    name, plain, verb, n, inc, to, all_in, timed_out, took = m.group(
-        "name", "plain", "verb", "n", "inc", "to", "allin", "timedout", "took")
+    name, plain, verb, n, inc, to, all_in, timed_out, took = m.groups()
     allin = all_in is not None
     timed = timed_out is not None
     secs = float(took) if took else None
@@ -158,17 +182,17 @@ def _b_act(m: re.Match[str], line: int) -> Action:
 
 
 def _b_parole(m: re.Match[str], line: int) -> Parole:
-    name, verb, took = m.group("name", "verb", "took")
+    name, verb, took = m.groups()
     return _new(Parole, (line, name, _PAROLE[verb], _took(took)))
 
 
 def _b_discards(m: re.Match[str], line: int) -> Discard:
-    name, n, cards, took = m.group("name", "n", "cards", "took")
+    name, n, cards, took, _ = m.groups()
     return _new(Discard, (line, name, _int(n), split_cards(cards) if cards else None, _took(took)))
 
 
 def _b_stands_pat(m: re.Match[str], line: int) -> StandPat:
-    name, timed_out, took = m.group("name", "timedout", "took")
+    name, timed_out, took = m.groups()
     return _new(StandPat, (line, name, timed_out is not None, _took(took)))
 
 
@@ -177,16 +201,16 @@ def _b_reshuffles(m: re.Match[str], line: int) -> Reshuffle:
 
 
 def _b_shows(m: re.Match[str], line: int) -> Show:
-    name, cards, desc = m.group("name", "cards", "desc")
+    name, cards, desc = m.groups()
     return _new(Show, (line, name, split_cards(cards), desc))
 
 
 def _b_mucks(m: re.Match[str], line: int) -> Muck:
-    return _new(Muck, (line, m.group("name")))
+    return _new(Muck, (line, m.group(1)))
 
 
 def _b_collected(m: re.Match[str], line: int) -> Collect:
-    name, n, where = m.group("name", "n", "pot")
+    name, n, where = m.groups()
     if where == "pot":
         pot = "pot"
     elif where == "main pot":
@@ -199,22 +223,22 @@ def _b_collected(m: re.Match[str], line: int) -> Collect:
 
 
 def _b_uncalled(m: re.Match[str], line: int) -> Uncalled:
-    name, n = m.group("name", "n")
+    n, name = m.groups()
     return _new(Uncalled, (line, name, _int(n)))
 
 
 def _b_event(m: re.Match[str], line: int) -> Event:
-    name, what = m.group("name", "what")
+    name, what = m.groups()
     return _new(Event, (line, name, _EVENTS[what], ""))
 
 
 def _b_said(m: re.Match[str], line: int) -> Event:
-    name, text = m.group("name", "text")
+    name, text = m.groups()
     return _new(Event, (line, name, "said", text))
 
 
 def _b_scores(m: re.Match[str], line: int) -> Score:
-    name, n = m.group("name", "n")
+    name, n = m.groups()
     return _new(Score, (line, name, _int(n)))
 
 
@@ -237,7 +261,7 @@ def _b_option(m: re.Match[str], line: int) -> OptionLine:
 
 
 def _b_standing(m: re.Match[str], line: int) -> Standing:
-    place, name, n = m.group("place", "name", "n")
+    place, name, n = m.groups()
     return _new(Standing, (line, _int(place), name, _int(n)))
 
 
@@ -489,6 +513,7 @@ class LineLexer(Lexer):
     def __init__(self, conf: LexerConf) -> None:
         flags = 0
         self.patterns = {t.name: re.compile(t.pattern.to_regexp(), flags) for t in conf.terminals}
+        _check_groups(self.patterns)
 
     def lex(self, state: LexerState, parser_state: Any) -> Iterator[Token]:
         text = state.text.text
@@ -571,7 +596,8 @@ def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) ->
     sp2 = text.find(" ", sp + 1, nl)
     second = text[sp + 1:sp2] if sp2 >= 0 else text[sp + 1:nl]
     if text[sp - 1] == ":":
-        named = T_STANDING if first[:-1].isdigit() else _COLON_CODES.get(second, -1)
+        # (the first character first: most lines start with a name, whose slice need not be made)
+        named = T_STANDING if text[pos].isdigit() and first[:-1].isdigit() else _COLON_CODES.get(second, -1)
     else:
         named = _NAME_CODES.get(second, -1)
     found = _FIRST_CODES.get(first)
@@ -682,6 +708,7 @@ class LineParser:
             raise ValueError(f"the fast parser does not know the terminals {unknown}")
         # patterns by terminal number (a terminal the grammar lacks never matches: its slot is never read)
         by_name = {t.name: re.compile(t.pattern.to_regexp()) for t in lark.lexer_conf.terminals}
+        _check_groups(by_name)
         never = re.compile(r"(?!)")
         self.patterns_by_name: dict[str, re.Pattern[str]] = by_name
         self.patterns: list[re.Pattern[str]] = [by_name.get(n, never) for n in _TERMINALS]
