@@ -578,6 +578,7 @@ _TERMINAL_CODE: Final = {name: code for code, name in enumerate(_TERMINALS)}
 _FIRST_CODES: Final = {word: tuple([_TERMINAL_CODE[n] for n in names]) for word, names in _BY_FIRST_WORD.items()}
 _COLON_CODES: Final = {word: _TERMINAL_CODE[name] for word, name in _AFTER_COLON.items()}
 _NAME_CODES: Final = {word: _TERMINAL_CODE[name] for word, name in _AFTER_NAME.items()}
+_FIRST_CHARS: Final = frozenset(word[0] for word in _BY_FIRST_WORD)
 
 
 def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) -> tuple[int, re.Match[str] | None]:
@@ -592,20 +593,20 @@ def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) ->
     sp = text.find(" ", pos, nl)
     if sp <= pos:
         return -1, None
-    first = text[pos:sp]
-    sp2 = text.find(" ", sp + 1, nl)
-    second = text[sp + 1:sp2] if sp2 >= 0 else text[sp + 1:nl]
-    if text[sp - 1] == ":":
-        # (the first character first: most lines start with a name, whose slice need not be made)
-        named = T_STANDING if text[pos].isdigit() and first[:-1].isdigit() else _COLON_CODES.get(second, -1)
+    c = text[pos]
+    if c in _FIRST_CHARS:  # (no slice of the first word when it cannot be one of _BY_FIRST_WORD's)
+        found = _FIRST_CODES.get(text[pos:sp])
+        if found is not None:
+            for code in found:
+                m = patterns[code].match(text, pos)
+                if m is not None and m.end() == nl + 1:
+                    return code, m
+    if text[sp - 1] == ":" and c.isdigit() and text[pos:sp - 1].isdigit():
+        named = T_STANDING
     else:
-        named = _NAME_CODES.get(second, -1)
-    found = _FIRST_CODES.get(first)
-    if found is not None:
-        for code in found:
-            m = patterns[code].match(text, pos)
-            if m is not None and m.end() == nl + 1:
-                return code, m
+        sp2 = text.find(" ", sp + 1, nl)
+        second = text[sp + 1:sp2] if sp2 >= 0 else text[sp + 1:nl]
+        named = (_COLON_CODES if text[sp - 1] == ":" else _NAME_CODES).get(second, -1)
     if named >= 0:
         m = patterns[named].match(text, pos)
         if m is not None and m.end() == nl + 1:
