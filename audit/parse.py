@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final, cast
 
 from collections.abc import Iterator
 
@@ -28,11 +28,10 @@ from audit.model import (
 from audit.read import RawBlock
 from audit.resources import data_dir
 
-_CARD_FIX = {"10": "T"}
 # A number longer than this is refused (a PARSE_ERROR) rather than read: Python will not even convert a string
 # of 4,300 digits to an int, and sums of such amounts would break every message that prints them.
 MAX_NUMBER_DIGITS = 100
-_LONG_NUMBER = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
+_LONG_NUMBER: Final = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
 
 
 class _LongNumber(Exception):
@@ -43,13 +42,15 @@ def _int(digits: str) -> int:
     if len(digits) > MAX_NUMBER_DIGITS:
         raise _LongNumber
     return int(digits)
-_INT = re.compile(r"\d+")
+_INT: Final = re.compile(r"\d+")
 
 
 def split_cards(token: str) -> tuple[str, ...]:
     """``"[As 10d 5c]"`` → ``("As", "Td", "5c")`` (``10`` read as ``T``); unknown text is kept as written."""
-    body = token[1:-1].split()
-    return tuple(("T" + c[2:]) if c.startswith("10") else c for c in body)
+    inside = token[1:-1]
+    if "10" not in inside:
+        return tuple(inside.split())
+    return tuple([("T" + c[2:]) if c.startswith("10") else c for c in inside.split()])
 
 
 @mypyc_attr(native_class=False)
@@ -66,37 +67,230 @@ class _Builder(Transformer[Token, Any]):
         return self.numbers[tok.line - 1]  # type: ignore[operator]
 
 
-_POST_KIND = {"the ante": "ante", "small blind": "small", "big blind": "big", "over blind": "over",
+_POST_KIND: Final = {"the ante": "ante", "small blind": "small", "big blind": "big", "over blind": "over",
               "live blind": "live", "dead blind": "dead"}
-_MARKERS = {"DEALING HANDS": "deal", "FIRST BETTING ROUND": "first", "DRAW": "draw",
+_MARKERS: Final = {"DEALING HANDS": "deal", "FIRST BETTING ROUND": "first", "DRAW": "draw",
             "SECOND BETTING ROUND": "second", "SHOW DOWN": "showdown", "SUMMARY": "summary",
             "REDEAL": "redeal"}
-_EVENTS = {"disconnected": "disconnected", "connected": "connected", "played by the house": "house"}
-_VERBS = {"folds": "fold", "checks": "check", "calls": "call", "bets": "bet", "raises": "raise"}
-_PAROLE = {"offers": "offer", "accepts": "accept", "declines": "decline"}
+_EVENTS: Final = {"disconnected": "disconnected", "connected": "connected", "played by the house": "house"}
+_VERBS: Final = {"folds": "fold", "checks": "check", "calls": "call", "bets": "bet", "raises": "raise"}
+_PAROLE: Final = {"offers": "offer", "accepts": "accept", "declines": "decline"}
 
 # The grammar's terminals decide what a line is; these read the names, numbers and cards inside a line.
-_BRACKETS = re.compile(r"\[[^\]]*\]")
+_BRACKETS: Final = re.compile(r"\[[^\]]*\]")
+
+
+# ---- building model objects from a matched line -------------------------------------------------------------
+# One function per terminal: ``m`` is the match of the terminal's pattern over the whole line (its newline
+# included), ``line`` the line's number in the file. Both ways of parsing call these: the fast loop
+# (``LineParser``) directly, Lark's own parser through ``HouseBuilder``'s callbacks. The model tuples are made
+# with ``tuple.__new__`` and every field given in order: a NamedTuple's own constructor is a Python function,
+# the slowest part of building an item (the fixtures pin every field, so a field added to a model shows there).
+
+_new: Final = tuple.__new__
+
+# The groups of each terminal's pattern, in order (``None``: a group without a name): the builders unpack
+# ``m.groups()``, cheaper than looking groups up by name. ``_check_groups`` holds the grammar to this.
+_GROUPS: Final[dict[str, tuple[str | None, ...]]] = {
+    "HAND_LINE": ("id", "date"), "TABLE_LINE": ("table", "button"), "SEAT_LINE": ("seat", "name", "n", "unit", "out"),
+    "MARKER": (None,), "DEALT": ("name", "cards", None), "UNCALLED": ("n", "name"), "STANDING": ("place", "name", "n"),
+    "POST": ("name", "kind", "n", "allin"), "NOPLAY": ("name", "what"),
+    "ACT": ("name", "plain", "verb", "n", "inc", "to", "allin", "timedout", "took"),
+    "PAROLE": ("name", "verb", "took"), "DISCARDS": ("name", "n", "cards", "took", None),
+    "STANDS_PAT": ("name", "timedout", "took"), "SHOWS": ("name", "cards", "desc"), "MUCKS": ("name",),
+    "COLLECTED": ("name", "n", "pot"), "EVENT": ("name", "what"), "SAID": ("name", "text"), "SCORES": ("name", "n"),
+}
+
+
+def _check_groups(patterns: dict[str, re.Pattern[str]]) -> None:
+    """Raises ``ValueError`` if a terminal's groups are not the ones its builder unpacks (a grammar edit)."""
+    for name, pattern in patterns.items():
+        by_number = {number: group for group, number in pattern.groupindex.items()}
+        found = tuple(by_number.get(i) for i in range(1, pattern.groups + 1))
+        if found != _GROUPS.get(name, ()):
+            raise ValueError(f"the groups of {name} in the grammar are {found}, the parser reads "
+                             f"{_GROUPS.get(name, ())}: update _GROUPS and the builder")
+
+
+def _line_text(m: re.Match[str]) -> str:
+    """The matched line without its newline (for the few callbacks that read the line as a whole)."""
+    return m.group()[:-1]
+
+
+def _took(took: str | None) -> float | None:
+    return float(took) if took else None
+
+
+def _b_hand_line(m: re.Match[str], line: int) -> tuple[int, str, str]:
+    hand_id, date = m.groups()
+    return line, hand_id, " ".join(date.split())
+
+
+def _b_table_line(m: re.Match[str], line: int) -> tuple[str, int]:
+    table, button = m.groups()
+    return table, _int(button)
+
+
+def _b_seat_line(m: re.Match[str], line: int) -> tuple[Seat, bool]:
+    seat, name, n, unit, out = m.groups()
+    return _new(Seat, (line, _int(seat), name, _int(n), out is not None)), unit != "in chips"
+
+
+def _b_carried(m: re.Match[str], line: int) -> tuple[int, int]:
+    return line, _int(_line_text(m).split(":", 1)[1])
+
+
+def _b_post(m: re.Match[str], line: int) -> Post:
+    name, kind, n, allin = m.groups()
+    return _new(Post, (line, name, _POST_KIND[kind], _int(n), allin is not None))
+
+
+def _b_noplay(m: re.Match[str], line: int) -> NoPlay:
+    name, what = m.groups()
+    return _new(NoPlay, (line, name, "waits" if what.startswith("waits") else "sits-out"))
+
+
+def _b_marker(m: re.Match[str], line: int) -> Marker:
+    return _new(Marker, (line, _MARKERS[m.group(1)]))
+
+
+def _b_deck(m: re.Match[str], line: int) -> DeckLine:
+    return _new(DeckLine, (line, split_cards(_BRACKETS.search(m.group()).group())))  # type: ignore[union-attr]
+
+
+def _b_dealt(m: re.Match[str], line: int) -> Dealt:
+    name, cards, _ = m.groups()
+    # ``cards``: one bracket, or two with spaces between (the pattern allows no ']' inside a bracket)
+    close = cards.find("]")
+    first = split_cards(cards[:close + 1])
+    second = cards.find("[", close)
+    groups = (first,) if second < 0 else (first, split_cards(cards[second:]))
+    return _new(Dealt, (line, name, groups))
+
+
+def _b_act(m: re.Match[str], line: int) -> Action:
+    name, plain, verb, n, inc, to, all_in, timed_out, took = m.groups()
+    allin = all_in is not None
+    timed = timed_out is not None
+    secs = float(took) if took else None
+    if plain is not None:
+        return _new(Action, (line, name, _VERBS[plain], 0, 0, allin, timed, secs))
+    if verb is not None:
+        amount = _int(n)
+        return _new(Action, (line, name, _VERBS[verb], amount, amount if verb == "bets" else 0, allin, timed, secs))
+    return _new(Action, (line, name, "raise", _int(inc), _int(to), allin, timed, secs))
+
+
+def _b_parole(m: re.Match[str], line: int) -> Parole:
+    name, verb, took = m.groups()
+    return _new(Parole, (line, name, _PAROLE[verb], _took(took)))
+
+
+def _b_discards(m: re.Match[str], line: int) -> Discard:
+    name, n, cards, took, _ = m.groups()
+    return _new(Discard, (line, name, _int(n), split_cards(cards) if cards else None, _took(took)))
+
+
+def _b_stands_pat(m: re.Match[str], line: int) -> StandPat:
+    name, timed_out, took = m.groups()
+    return _new(StandPat, (line, name, timed_out is not None, _took(took)))
+
+
+def _b_reshuffles(m: re.Match[str], line: int) -> Reshuffle:
+    return _new(Reshuffle, (line, split_cards(_BRACKETS.search(m.group()).group())))  # type: ignore[union-attr]
+
+
+def _b_shows(m: re.Match[str], line: int) -> Show:
+    name, cards, desc = m.groups()
+    return _new(Show, (line, name, split_cards(cards), desc))
+
+
+def _b_mucks(m: re.Match[str], line: int) -> Muck:
+    return _new(Muck, (line, m.group(1)))
+
+
+def _b_collected(m: re.Match[str], line: int) -> Collect:
+    name, n, where = m.groups()
+    if where == "pot":
+        pot = "pot"
+    elif where == "main pot":
+        pot = "main"
+    elif where == "pot (parole)":
+        pot = "parole"
+    else:
+        pot = "side-" + where.rsplit("-", 1)[1]
+    return _new(Collect, (line, name, _int(n), pot))
+
+
+def _b_uncalled(m: re.Match[str], line: int) -> Uncalled:
+    n, name = m.groups()
+    return _new(Uncalled, (line, name, _int(n)))
+
+
+def _b_event(m: re.Match[str], line: int) -> Event:
+    name, what = m.groups()
+    return _new(Event, (line, name, _EVENTS[what], ""))
+
+
+def _b_said(m: re.Match[str], line: int) -> Event:
+    name, text = m.groups()
+    return _new(Event, (line, name, "said", text))
+
+
+def _b_scores(m: re.Match[str], line: int) -> Score:
+    name, n = m.groups()
+    return _new(Score, (line, name, _int(n)))
+
+
+def _b_total(m: re.Match[str], line: int) -> SummaryTotal:
+    nums = _INT.findall(m.group())
+    return _new(SummaryTotal, (line, _int(nums[0]), _int(nums[1])))
+
+
+def _b_session(m: re.Match[str], line: int) -> SessionLine:
+    return _new(SessionLine, (line, _line_text(m).split(":", 1)[1].strip()))
+
+
+def _b_profile(m: re.Match[str], line: int) -> ProfileLine:
+    return _new(ProfileLine, (line, _line_text(m).split(":", 1)[1].strip()))
+
+
+def _b_option(m: re.Match[str], line: int) -> OptionLine:
+    name, _, value = _line_text(m).split(":", 1)[1].partition("=")
+    return _new(OptionLine, (line, name.strip(), value.strip()))
+
+
+def _b_standing(m: re.Match[str], line: int) -> Standing:
+    place, name, n = m.groups()
+    return _new(Standing, (line, _int(place), name, _int(n)))
+
+
+def _build_hand(c: list[Any], file: str) -> Hand:
+    """``hand: HAND_LINE TABLE_LINE seats CARRIED? body?`` from its children's values."""
+    (hand_line, hand_id, started), (table, button) = c[0], c[1]
+    seat_rows: list[tuple[Seat, bool]] = c[2]
+    seats = tuple([row[0] for row in seat_rows])
+    points = False
+    for row in seat_rows:
+        if row[1]:
+            points = True
+    carried, carried_line = 0, 0
+    i = 3
+    if i < len(c) and type(c[i]) is tuple:
+        carried_line, carried = c[i]
+        i += 1
+    body: tuple[Any, ...] = tuple(c[i]) if i < len(c) else ()
+    end = body[-1].line if body else (carried_line or (seats[-1].line if seats else hand_line))
+    return _new(Hand, (file, hand_line, end, hand_id, started, table, button, seats, body, carried, carried_line,
+                       points, "house", None))
 
 
 @mypyc_attr(native_class=False)
 class HouseBuilder(_Builder):
-    """Builds model objects from the house grammar's rules (one method per line rule)."""
+    """Lark's callbacks for the house grammar (its own parser's path: the fast loop calls the builders above)."""
 
     def hand(self, c: list[Any]) -> Hand:
-        (hand_line, hand_id, started), (table, button) = c[0], c[1]
-        seat_rows: list[tuple[Seat, bool]] = c[2]
-        seats = tuple(row[0] for row in seat_rows)
-        points = any(row[1] for row in seat_rows)
-        carried, carried_line = 0, 0
-        i = 3
-        if i < len(c) and type(c[i]) is tuple:
-            carried_line, carried = c[i]
-            i += 1
-        body: tuple[Any, ...] = tuple(c[i]) if i < len(c) else ()
-        end = body[-1].line if body else (carried_line or (seats[-1].line if seats else hand_line))
-        return Hand("", hand_line, end, hand_id, started, table, button, seats, body, carried, carried_line,
-                    points)
+        return _build_hand(c, "")
 
     def _list(self, c: list[Any]) -> list[Any]:
         """``x: ITEM | x ITEM``: one Python list grows as the lines are read (no tree node per line)."""
@@ -119,138 +313,89 @@ class HouseBuilder(_Builder):
         return self._list(c)
 
     def HAND_LINE(self, tok: Any) -> tuple[int, str, str]:
-        m = tok.m
-        return self._line(tok), m.group("id"), " ".join(m.group("date").split())
+        return _b_hand_line(tok.m, self._line(tok))
 
     def TABLE_LINE(self, tok: Any) -> tuple[str, int]:
-        m = tok.m
-        return m.group("table"), _int(m.group("button"))
+        return _b_table_line(tok.m, self._line(tok))
 
     def SEAT_LINE(self, tok: Any) -> tuple[Seat, bool]:
-        m = tok.m
-        seat = Seat(self._line(tok), _int(m.group("seat")), m.group("name"), _int(m.group("n")),
-                    m.group("out") is not None)
-        return seat, m.group("unit") != "in chips"
+        return _b_seat_line(tok.m, self._line(tok))
 
-    def CARRIED(self, tok: Token) -> tuple[int, int]:
-        return self._line(tok), _int(tok.split(":", 1)[1])
+    def CARRIED(self, tok: Any) -> tuple[int, int]:
+        return _b_carried(tok.m, self._line(tok))
 
     def POST(self, tok: Any) -> Post:
-        m = tok.m
-        return Post(self._line(tok), m.group("name"), _POST_KIND[m.group("kind")], _int(m.group("n")),
-                    m.group("allin") is not None)
+        return _b_post(tok.m, self._line(tok))
 
     def NOPLAY(self, tok: Any) -> NoPlay:
-        m = tok.m
-        return NoPlay(self._line(tok), m.group("name"), "waits" if m.group("what").startswith("waits") else "sits-out")
+        return _b_noplay(tok.m, self._line(tok))
 
-    def MARKER(self, tok: Token) -> Marker:
-        t = tok.rstrip()
-        return Marker(self._line(tok), _MARKERS[t[4:-4]])
+    def MARKER(self, tok: Any) -> Marker:
+        return _b_marker(tok.m, self._line(tok))
 
-    def DECK(self, tok: Token) -> DeckLine:
-        return DeckLine(self._line(tok), split_cards(_BRACKETS.search(tok).group()))  # type: ignore[union-attr]
+    def DECK(self, tok: Any) -> DeckLine:
+        return _b_deck(tok.m, self._line(tok))
 
     def DEALT(self, tok: Any) -> Dealt:
-        m = tok.m
-        groups = tuple(split_cards(g) for g in _BRACKETS.findall(m.group("cards")))
-        return Dealt(self._line(tok), m.group("name"), groups)
+        return _b_dealt(tok.m, self._line(tok))
 
     def ACT(self, tok: Any) -> Action:
-        m = tok.m
-        plain, verb, n, inc, to, all_in, timed_out, took = m.group(
-            "plain", "verb", "n", "inc", "to", "allin", "timedout", "took")
-        line, player = self._line(tok), m.group("name")
-        flags = (all_in is not None, timed_out is not None, float(took) if took else None)
-        if plain is not None:
-            return Action(line, player, _VERBS[plain], 0, 0, *flags)
-        if verb is not None:
-            amount = _int(n)
-            return Action(line, player, _VERBS[verb], amount, amount if verb == "bets" else 0, *flags)
-        return Action(line, player, "raise", _int(inc), _int(to), *flags)
+        return _b_act(tok.m, self._line(tok))
 
     def PAROLE(self, tok: Any) -> Parole:
-        m = tok.m
-        took = m.group("took")
-        return Parole(self._line(tok), m.group("name"), _PAROLE[m.group("verb")], float(took) if took else None)
+        return _b_parole(tok.m, self._line(tok))
 
     def DISCARDS(self, tok: Any) -> Discard:
-        m = tok.m
-        cards, took = m.group("cards", "took")
-        return Discard(self._line(tok), m.group("name"), _int(m.group("n")), split_cards(cards) if cards else None,
-                       float(took) if took else None)
+        return _b_discards(tok.m, self._line(tok))
 
     def STANDS_PAT(self, tok: Any) -> StandPat:
-        m = tok.m
-        took = m.group("took")
-        return StandPat(self._line(tok), m.group("name"), m.group("timedout") is not None,
-                        float(took) if took else None)
+        return _b_stands_pat(tok.m, self._line(tok))
 
-    def RESHUFFLES(self, tok: Token) -> Reshuffle:
-        return Reshuffle(self._line(tok), split_cards(_BRACKETS.search(tok).group()))  # type: ignore[union-attr]
+    def RESHUFFLES(self, tok: Any) -> Reshuffle:
+        return _b_reshuffles(tok.m, self._line(tok))
 
     def SHOWS(self, tok: Any) -> Show:
-        m = tok.m
-        return Show(self._line(tok), m.group("name"), split_cards(m.group("cards")), m.group("desc"))
+        return _b_shows(tok.m, self._line(tok))
 
     def MUCKS(self, tok: Any) -> Muck:
-        return Muck(self._line(tok), tok.m.group("name"))
+        return _b_mucks(tok.m, self._line(tok))
 
     def COLLECTED(self, tok: Any) -> Collect:
-        m = tok.m
-        line, player = self._line(tok), m.group("name")
-        where = m.group("pot")
-        if where == "pot":
-            pot = "pot"
-        elif where == "main pot":
-            pot = "main"
-        elif where == "pot (parole)":
-            pot = "parole"
-        else:
-            pot = "side-" + where.rsplit("-", 1)[1]
-        return Collect(line, player, _int(m.group("n")), pot)
+        return _b_collected(tok.m, self._line(tok))
 
     def UNCALLED(self, tok: Any) -> Uncalled:
-        m = tok.m
-        return Uncalled(self._line(tok), m.group("name"), _int(m.group("n")))
+        return _b_uncalled(tok.m, self._line(tok))
 
     def EVENT(self, tok: Any) -> Event:
-        m = tok.m
-        return Event(self._line(tok), m.group("name"), _EVENTS[m.group("what")], "")
+        return _b_event(tok.m, self._line(tok))
 
     def SAID(self, tok: Any) -> Event:
-        m = tok.m
-        return Event(self._line(tok), m.group("name"), "said", m.group("text"))
+        return _b_said(tok.m, self._line(tok))
 
     def SCORES(self, tok: Any) -> Score:
-        m = tok.m
-        return Score(self._line(tok), m.group("name"), _int(m.group("n")))
+        return _b_scores(tok.m, self._line(tok))
 
-    def TOTAL(self, tok: Token) -> SummaryTotal:
-        nums = _INT.findall(tok)
-        return SummaryTotal(self._line(tok), _int(nums[0]), _int(nums[1]))
+    def TOTAL(self, tok: Any) -> SummaryTotal:
+        return _b_total(tok.m, self._line(tok))
 
     # preamble and session end
     def preamble(self, c: list[Any]) -> Preamble:
         return Preamble(c[0][0].line, tuple(c[0]))
 
-    def SESSION(self, tok: Token) -> SessionLine:
-        return SessionLine(self._line(tok), tok.split(":", 1)[1].strip())
+    def SESSION(self, tok: Any) -> SessionLine:
+        return _b_session(tok.m, self._line(tok))
 
-    def PROFILE(self, tok: Token) -> ProfileLine:
-        return ProfileLine(self._line(tok), tok.split(":", 1)[1].strip())
+    def PROFILE(self, tok: Any) -> ProfileLine:
+        return _b_profile(tok.m, self._line(tok))
 
-    def OPTION(self, tok: Token) -> OptionLine:
-        text = tok.split(":", 1)[1]
-        name, _, value = text.partition("=")
-        return OptionLine(self._line(tok), name.strip(), value.strip())
+    def OPTION(self, tok: Any) -> OptionLine:
+        return _b_option(tok.m, self._line(tok))
 
     def session_end(self, c: list[Any]) -> SessionEnd:
         return SessionEnd(self._line(c[0]), tuple(c[1]) if len(c) > 1 else ())
 
     def STANDING(self, tok: Any) -> Standing:
-        m = tok.m
-        return Standing(self._line(tok), _int(m.group("place")), m.group("name"), _int(m.group("n")))
+        return _b_standing(tok.m, self._line(tok))
 
 
 _HOUSE_BUILDER = HouseBuilder()
@@ -368,6 +513,7 @@ class LineLexer(Lexer):
     def __init__(self, conf: LexerConf) -> None:
         flags = 0
         self.patterns = {t.name: re.compile(t.pattern.to_regexp(), flags) for t in conf.terminals}
+        _check_groups(self.patterns)
 
     def lex(self, state: LexerState, parser_state: Any) -> Iterator[Token]:
         text = state.text.text
@@ -383,15 +529,6 @@ class LineLexer(Lexer):
             yield token
 
 
-@mypyc_attr(native_class=False)
-class _Line(str):
-    """A line handed to the transformer's terminal callbacks: its text, ``line`` (its index in the block) and
-    ``m``, the match of its terminal's pattern, whose named groups the callbacks read."""
-
-    line: int
-    m: re.Match[str] | None
-
-
 class _Misplaced(Exception):
     """A readable line where the grammar allows no such line (``kind``: its terminal, or ``$END``)."""
 
@@ -401,77 +538,273 @@ class _Misplaced(Exception):
         self.kind = kind
 
 
+# ---- the fast loop ---------------------------------------------------------------------------------------------
+# Terminals by number (the grammar's names, checked against it when the tables are built), then ``$END``.
+_TERMINALS: Final = (
+    "HAND_LINE", "TABLE_LINE", "SEAT_LINE", "CARRIED", "MARKER", "DECK", "DEALT", "RESHUFFLES", "UNCALLED", "TOTAL",
+    "SESSION_END", "SESSION", "PROFILE", "OPTION", "STANDING", "POST", "NOPLAY", "ACT", "PAROLE", "DISCARDS",
+    "STANDS_PAT", "SHOWS", "MUCKS", "COLLECTED", "EVENT", "SAID", "SCORES", "$END")
+T_HAND_LINE: Final = 0
+T_TABLE_LINE: Final = 1
+T_SEAT_LINE: Final = 2
+T_CARRIED: Final = 3
+T_MARKER: Final = 4
+T_DECK: Final = 5
+T_DEALT: Final = 6
+T_RESHUFFLES: Final = 7
+T_UNCALLED: Final = 8
+T_TOTAL: Final = 9
+T_SESSION_END: Final = 10
+T_SESSION: Final = 11
+T_PROFILE: Final = 12
+T_OPTION: Final = 13
+T_STANDING: Final = 14
+T_POST: Final = 15
+T_NOPLAY: Final = 16
+T_ACT: Final = 17
+T_PAROLE: Final = 18
+T_DISCARDS: Final = 19
+T_STANDS_PAT: Final = 20
+T_SHOWS: Final = 21
+T_MUCKS: Final = 22
+T_COLLECTED: Final = 23
+T_EVENT: Final = 24
+T_SAID: Final = 25
+T_SCORES: Final = 26
+T_END: Final = 27
+_TERMINAL_CODE: Final = {name: code for code, name in enumerate(_TERMINALS)}
+
+# ``_candidates``'s tables by terminal number.
+_FIRST_CODES: Final = {word: tuple([_TERMINAL_CODE[n] for n in names]) for word, names in _BY_FIRST_WORD.items()}
+_COLON_CODES: Final = {word: _TERMINAL_CODE[name] for word, name in _AFTER_COLON.items()}
+_NAME_CODES: Final = {word: _TERMINAL_CODE[name] for word, name in _AFTER_NAME.items()}
+_FIRST_CHARS: Final = frozenset(word[0] for word in _BY_FIRST_WORD)
+
+
+def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) -> tuple[int, re.Match[str] | None]:
+    """``_classify`` without splitting the line: the line ``text[pos:nl]``'s terminal and match, or ``-1`` when
+    this shortcut cannot tell (``_classify`` then decides, and explains an unreadable line).
+
+    The words are cut at single spaces, not at any whitespace as ``_candidates`` does; the answer is the same
+    whenever it is not -1: the words it looks up hold no whitespace, and a terminal's pattern only matches a line
+    whose first words are separated as the lookup assumed (a name is ``[\\w\\-.']+``, ``name: verb`` has one space).
+    The candidates are tried in ``_candidates``'s order.
+    """
+    sp = text.find(" ", pos, nl)
+    if sp <= pos:
+        return -1, None
+    c = text[pos]
+    if c in _FIRST_CHARS:  # (no slice of the first word when it cannot be one of _BY_FIRST_WORD's)
+        found = _FIRST_CODES.get(text[pos:sp])
+        if found is not None:
+            for code in found:
+                m = patterns[code].match(text, pos)
+                if m is not None and m.end() == nl + 1:
+                    return code, m
+    if text[sp - 1] == ":" and c.isdigit() and text[pos:sp - 1].isdigit():
+        named = T_STANDING
+    else:
+        sp2 = text.find(" ", sp + 1, nl)
+        second = text[sp + 1:sp2] if sp2 >= 0 else text[sp + 1:nl]
+        named = (_COLON_CODES if text[sp - 1] == ":" else _NAME_CODES).get(second, -1)
+    if named >= 0:
+        m = patterns[named].match(text, pos)
+        if m is not None and m.end() == nl + 1:
+            return named, m
+    return -1, None
+
+
+def _token_value(kind: int, m: re.Match[str], line: int) -> object:
+    """The value a shifted line leaves on the stack: its model object (most frequent lines first)."""
+    if kind == T_DEALT:
+        return _b_dealt(m, line)
+    if kind == T_MARKER:
+        return _b_marker(m, line)
+    if kind == T_ACT:
+        return _b_act(m, line)
+    if kind == T_POST:
+        return _b_post(m, line)
+    if kind == T_SEAT_LINE:
+        return _b_seat_line(m, line)
+    if kind == T_DISCARDS:
+        return _b_discards(m, line)
+    if kind == T_SHOWS:
+        return _b_shows(m, line)
+    if kind == T_COLLECTED:
+        return _b_collected(m, line)
+    if kind == T_TOTAL:
+        return _b_total(m, line)
+    if kind == T_HAND_LINE:
+        return _b_hand_line(m, line)
+    if kind == T_TABLE_LINE:
+        return _b_table_line(m, line)
+    if kind == T_UNCALLED:
+        return _b_uncalled(m, line)
+    if kind == T_STANDS_PAT:
+        return _b_stands_pat(m, line)
+    if kind == T_MUCKS:
+        return _b_mucks(m, line)
+    if kind == T_CARRIED:
+        return _b_carried(m, line)
+    if kind == T_DECK:
+        return _b_deck(m, line)
+    if kind == T_RESHUFFLES:
+        return _b_reshuffles(m, line)
+    if kind == T_NOPLAY:
+        return _b_noplay(m, line)
+    if kind == T_PAROLE:
+        return _b_parole(m, line)
+    if kind == T_EVENT:
+        return _b_event(m, line)
+    if kind == T_SAID:
+        return _b_said(m, line)
+    if kind == T_SCORES:
+        return _b_scores(m, line)
+    if kind == T_SESSION:
+        return _b_session(m, line)
+    if kind == T_PROFILE:
+        return _b_profile(m, line)
+    if kind == T_OPTION:
+        return _b_option(m, line)
+    if kind == T_STANDING:
+        return _b_standing(m, line)
+    return line  # SESSION_END: its line, for session_end
+
+
+# What a reduction builds: a left-recursive list (one Python list grows), or one of the blocks.
+R_LIST: Final = 0
+R_HAND: Final = 1
+R_PREAMBLE: Final = 2
+R_SESSION_END: Final = 3
+_RULE_KINDS: Final = {"seats": R_LIST, "body": R_LIST, "items": R_LIST, "standings": R_LIST, "hand": R_HAND,
+                      "preamble": R_PREAMBLE, "session_end": R_SESSION_END}
+
+
+def _reduce(kind: int, c: list[Any], file: str) -> object:
+    """A block rule's value from its children's (``R_LIST`` is done in place by the loop)."""
+    if kind == R_HAND:
+        return _build_hand(c, file)
+    if kind == R_PREAMBLE:
+        items: list[Any] = c[0]
+        return _new(Preamble, (items[0].line, tuple(items)))
+    return _new(SessionEnd, (c[0], tuple(c[1]) if len(c) > 1 else ()))
+
+
 class LineParser:
     """Runs Lark's LALR tables for the house grammar over a block, one line per token.
 
     Lark builds the grammar, the lexer's terminals and the LALR(1) tables; this loop only plays them, as Lark's
-    own parser does, without its per-token costs (a ``Token`` object, rule objects hashed on every reduction):
-    measured with bench/parse.py, this is where most of the parse time went.
+    own parser does, without its per-token costs (a ``Token`` object, rule objects hashed on every reduction,
+    a Python call per callback): terminals and rules are numbers, the tables flat lists of ints, and the
+    terminal callbacks and the list rules are calls the compiler sees.
     """
 
     def __init__(self, lark: Lark) -> None:
         from lark.parsers.lalr_analysis import Shift
         inner = lark.parser.parser.parser
         table = inner.parse_table
-        callbacks = inner.callbacks
-        self.terminal_callbacks: dict[str, Any] = {k: v for k, v in callbacks.items() if isinstance(k, str)}
-        self.states: dict[int, dict[str, tuple[bool, Any]]] = {}
+        names = [t.name for t in lark.lexer_conf.terminals]
+        unknown = [n for n in names if n not in _TERMINAL_CODE]
+        if unknown:
+            raise ValueError(f"the fast parser does not know the terminals {unknown}")
+        # patterns by terminal number (a terminal the grammar lacks never matches: its slot is never read)
+        by_name = {t.name: re.compile(t.pattern.to_regexp()) for t in lark.lexer_conf.terminals}
+        _check_groups(by_name)
+        never = re.compile(r"(?!)")
+        self.patterns_by_name: dict[str, re.Pattern[str]] = by_name
+        self.patterns: list[re.Pattern[str]] = [by_name.get(n, never) for n in _TERMINALS]
+        rules: dict[Any, int] = {}
+        nonterminals: dict[str, int] = {}
+        self.rule_size: list[int] = []
+        self.rule_origin: list[int] = []
+        self.rule_kind: list[int] = []
+        for rule in inner.callbacks:
+            if isinstance(rule, str):
+                continue
+            origin = str(rule.origin.name)
+            rules[rule] = len(self.rule_size)
+            self.rule_size.append(len(rule.expansion))
+            self.rule_origin.append(nonterminals.setdefault(origin, len(nonterminals)))
+            self.rule_kind.append(_RULE_KINDS[origin])
+        self.nt = nt = len(_TERMINALS)
+        self.nn = nn = len(nonterminals)
+        count = max(table.states) + 1
+        # actions[state * nt + terminal]: 0 none (the line cannot stand here), s + 1 shift to state s,
+        # -(r + 1) reduce by rule r; gotos[state * nn + nonterminal]: the state after a reduction
+        self.actions: list[int] = [0] * (count * nt)
+        self.gotos: list[int] = [-1] * (count * nn)
         for state, actions in table.states.items():
-            row: dict[str, tuple[bool, Any]] = {}
             for symbol, (action, arg) in actions.items():
-                # plain str keys: Lark's are Token objects, whose Python-level __eq__ slows every lookup
-                if action is Shift:
-                    row[str(symbol)] = (True, arg)
+                name = str(symbol)
+                if name in _TERMINAL_CODE:
+                    code = _TERMINAL_CODE[name]
+                    self.actions[state * nt + code] = arg + 1 if action is Shift else -(rules[arg] + 1)
                 else:
-                    row[str(symbol)] = (False, (len(arg.expansion), str(arg.origin.name), callbacks[arg]))
-            self.states[state] = row
+                    self.gotos[state * nn + nonterminals[name]] = arg
         self.start_states: dict[str, int] = dict(table.start_states)
         self.end_states: dict[str, int] = dict(table.end_states)
-        lexer_conf = lark.lexer_conf
-        self.patterns = {t.name: re.compile(t.pattern.to_regexp()) for t in lexer_conf.terminals}
 
-    def parse(self, text: str, start: str) -> Any:
-        """The transformer's result for ``text`` (lines each ending in a newline); raises ``LineError`` for
-        an unreadable line and ``_Misplaced`` for a line out of place."""
-        states = self.states
+    def parse(self, text: str, start: str, numbers: list[int], file: str) -> object:
+        """The model object for ``text`` (lines each ending in a newline; ``numbers``: their file lines);
+        raises ``LineError`` for an unreadable line and ``_Misplaced`` for a line out of place."""
+        actions = self.actions
+        gotos = self.gotos
         patterns = self.patterns
-        tcb = self.terminal_callbacks
+        rule_size = self.rule_size
+        rule_kind = self.rule_kind
+        rule_origin = self.rule_origin
+        nt = self.nt
+        nn = self.nn
         end_state = self.end_states[start]
-        stack = [self.start_states[start]]
-        values: list[Any] = []
+        stack: list[int] = [self.start_states[start]]
+        values: list[object] = []
         pos = 0
         line_no = 0
         end = len(text)
+        m: re.Match[str] | None = None
         while True:
             if pos < end:
                 line_no += 1
-                kind, line, match, pos = _classify(text, pos, end, line_no, patterns)
+                nl = text.find("\n", pos)
+                if nl < 0:
+                    nl = end
+                kind, m = _fast_line(text, pos, nl, patterns)
+                if kind < 0:
+                    name, _, m, _ = _classify(text, pos, end, line_no, self.patterns_by_name)
+                    kind = _TERMINAL_CODE[name]
+                pos = nl + 1
             else:
-                kind = "$END"
+                kind = T_END
             while True:
-                action = states[stack[-1]].get(kind)
-                if action is None:
-                    raise _Misplaced(line_no, kind)
-                shift, arg = action
-                if shift:
-                    stack.append(arg)
-                    value = _Line(line)
-                    value.line = line_no
-                    value.m = match
-                    callback = tcb.get(kind)
-                    values.append(callback(value) if callback is not None else value)
+                action = actions[stack[-1] * nt + kind]
+                if action > 0:
+                    stack.append(action - 1)
+                    assert m is not None
+                    values.append(_token_value(kind, m, numbers[line_no - 1]))
                     break
-                size, origin, callback = arg
-                if size:
-                    children = values[-size:]
-                    del stack[-size:]
-                    del values[-size:]
+                if action == 0:
+                    raise _Misplaced(line_no, _TERMINALS[kind])
+                rule = -action - 1
+                size = rule_size[rule]
+                what = rule_kind[rule]
+                if what == R_LIST and size == 2:  # x: x ITEM
+                    item = values.pop()
+                    cast(list[object], values[-1]).append(item)
+                    stack.pop()
+                    stack.pop()
+                elif what == R_LIST and size == 1:  # x: ITEM
+                    values[-1] = [values[-1]]
+                    stack.pop()
                 else:
-                    children = []
-                reduced = callback(children)
-                stack.append(states[stack[-1]][origin][1])
-                values.append(reduced)
-                if kind == "$END" and stack[-1] == end_state:
+                    if size:
+                        children = values[-size:]
+                        del stack[-size:]
+                        del values[-size:]
+                    else:
+                        children = []
+                    values.append(_reduce(what, children, file))
+                stack.append(gotos[stack[-1] * nn + rule_origin[rule]])
+                if kind == T_END and stack[-1] == end_state:
                     return values[-1]
 
 
@@ -520,9 +853,8 @@ def parse_block(block: RawBlock) -> Block:
         return failure(block, len(block.lines), 1,
                        f"the hand is longer than {len(block.lines):,} lines; the rest was not read")
     parser = house_line_parser()
-    _HOUSE_BUILDER.numbers = block.numbers
     try:
-        result: Any = parser.parse(text, start)
+        result = parser.parse(text, start, block.numbers, block.file)
     except LineError as exc:
         return failure(block, exc.line, exc.column, exc.what)
     except _Misplaced as misplaced:
@@ -532,9 +864,7 @@ def parse_block(block: RawBlock) -> Block:
         if long_number is None:  # pragma: no cover - every number the builder reads is a run of digits
             return failure(block, 1, 1, f"a number of more than {MAX_NUMBER_DIGITS} digits cannot be read")
         return _long_number_failure(block, long_number)
-    if type(result) is Hand:
-        return result._replace(file=block.file)
-    return result  # type: ignore[no-any-return]
+    return cast(Block, result)
 
 
 def _long_number_failure(block: RawBlock, found: re.Match[str]) -> ParseFailure:

@@ -11,20 +11,20 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Final
 
 from audit.errors import InputError
 
 # A line longer than this is not a hand-history line: the file is rejected with a clear message rather than
 # read into memory (a crafted file of one 2 GB line would otherwise take it all).
-MAX_LINE_CHARS = 10_000
+MAX_LINE_CHARS: Final = 10_000
 # A hand longer than this many lines is cut off and reported as unreadable (a real hand has under 100).
-MAX_BLOCK_LINES = 2_000
+MAX_BLOCK_LINES: Final = 2_000
 # Bytes read from a file at a time.
-_CHUNK_BYTES = 1 << 16
+_CHUNK_BYTES: Final = 1 << 16
 
-_HOUSE = "house"
-_SITE = "site"
+_HOUSE: Final = "house"
+_SITE: Final = "site"
 
 
 @dataclass(slots=True)
@@ -50,10 +50,10 @@ class RawBlock:
         return "\n".join(self.lines) + "\n"
 
 
-_SITE_OPENERS = ("PokerStars ", "Full Tilt Poker ", "FullTiltPoker ")
+_SITE_OPENERS: Final = ("PokerStars ", "Full Tilt Poker ", "FullTiltPoker ")
 
 
-_ONGAME = "***** History for hand"
+_ONGAME: Final = "***** History for hand"
 
 
 def block_kind(first: str) -> str:
@@ -72,15 +72,22 @@ def block_kind(first: str) -> str:
 
 
 def _starts_block(line: str, current: str) -> bool:
-    """Whether ``line`` opens a new block even without a blank line before it."""
-    if line.startswith(("Hand #", "*** SESSION END ***", _ONGAME)) or line.startswith(_SITE_OPENERS):
-        return True
-    if current != "preamble" and line.startswith(("Session:", "Profile:")):
-        return True
-    return False
+    """Whether ``line`` opens a new block even without a blank line before it: a ``Hand #``, ``*** SESSION END
+    ***``, OnGame or site header line, or (outside a preamble) a ``Session:`` or ``Profile:`` line. By the first
+    character, most lines with one test (this runs for most lines that start with one of ``_OPENER_CHARS``)."""
+    first = line[:1]
+    if first == "*":
+        return line.startswith("*** SESSION END ***") or line.startswith(_ONGAME)
+    if first == "H":
+        return line.startswith("Hand #")
+    if first == "S":
+        return current != "preamble" and line.startswith("Session:")
+    if first == "P":
+        return line.startswith("PokerStars ") or (current != "preamble" and line.startswith("Profile:"))
+    return line.startswith(_SITE_OPENERS)
 
 
-_OPENER_CHARS = frozenset("HPF*S")
+_OPENER_CHARS: Final = frozenset("HPF*S")
 
 
 def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
