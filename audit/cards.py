@@ -195,8 +195,22 @@ _ROYAL = re.compile(r"royal flush\b")
 _ARTICLE = re.compile(r"(?:an?\s+)?")
 
 
+_PARSED: dict[str, tuple[str, tuple[int, ...]] | None] = {}
+
+
 def _parse_description(text: str) -> tuple[str, tuple[int, ...]] | None:
-    """Parse a stated hand description into (category, named rank values), or ``None`` if unparseable."""
+    """Parse a stated hand description into (category, named rank values), or ``None`` if unparseable.
+
+    Logs repeat a few hundred descriptions: each is parsed once (the cache is emptied when it grows large)."""
+    if text in _PARSED:
+        return _PARSED[text]
+    if len(_PARSED) >= 4096:
+        _PARSED.clear()
+    parsed = _PARSED[text] = _parse_description_uncached(text)
+    return parsed
+
+
+def _parse_description_uncached(text: str) -> tuple[str, tuple[int, ...]] | None:
     lowered = " ".join(text.lower().split())
     start = _ARTICLE.match(lowered)
     body = lowered[start.end():] if start else lowered

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from audit.errors import ProfileError
 from audit.findings import Finding, make_finding, parse_finding
-from audit.model import Hand, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
+from audit.model import Block, Hand, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
 from audit.parse import parse_block
 from audit.profile import Profile, load_profile
 from audit.read import RawBlock, read_blocks
@@ -54,25 +54,33 @@ def audit_blocks(blocks: Iterator[RawBlock], profile: Profile | None = None,
     default = profile or load_profile("home-open")
     ctx = FileContext(default, default)
     for block in blocks:
-        parsed = parse_block(block)
-        kind = type(parsed)
-        if kind is Hand:
-            yield _audit_hand(parsed, ctx, steps)  # type: ignore[arg-type]
-        elif kind is ParseFailure:
-            if ctx.session is not None:
-                ctx.session.lost_hand()
-            sess = ctx.session.name if ctx.session else None
-            yield Audited([parse_finding(parsed, sess)], failure=parsed, block=block,  # type: ignore[arg-type]
-                          session=sess, profile=ctx.profile.name)
-        elif kind is Preamble:
-            _apply_preamble(parsed, ctx, block.file)  # type: ignore[arg-type]
-        elif kind is SessionEnd:
-            tracker = ctx.session
-            if tracker is None:
-                yield Audited([])
-                continue
-            yield Audited(tracker.end(parsed), session=tracker.name)  # type: ignore[arg-type]
-            tracker.ended = True
+        audited = audit_parsed(parse_block(block), block, ctx, steps)
+        if audited is not None:
+            yield audited
+
+
+def audit_parsed(parsed: Block, block: RawBlock | None, ctx: FileContext, steps: bool = False) -> Audited | None:
+    """One parsed block under what the file has said so far (``ctx``): the hand replayed and judged, a parse
+    failure, the standings; ``None`` for a preamble (it only changes ``ctx``). ``block``: the raw lines, kept
+    with a parse failure."""
+    kind = type(parsed)
+    if kind is Hand:
+        return _audit_hand(parsed, ctx, steps)  # type: ignore[arg-type]
+    if kind is ParseFailure:
+        if ctx.session is not None:
+            ctx.session.lost_hand()
+        sess = ctx.session.name if ctx.session else None
+        return Audited([parse_finding(parsed, sess)], failure=parsed, block=block,  # type: ignore[arg-type]
+                       session=sess, profile=ctx.profile.name)
+    if kind is Preamble:
+        _apply_preamble(parsed, ctx, block.file if block is not None else "")  # type: ignore[arg-type]
+        return None
+    tracker = ctx.session
+    if tracker is None:
+        return Audited([])
+    findings = tracker.end(parsed)  # type: ignore[arg-type]
+    tracker.ended = True
+    return Audited(findings, session=tracker.name)
 
 
 def _apply_preamble(pre: Preamble, ctx: FileContext, file: str) -> None:

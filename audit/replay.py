@@ -7,15 +7,14 @@ append findings). The engine reads profile parameters only; it never asks which 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.cards import make_deck, ranking_for
+from audit.cards import Ranking, make_deck, ranking_for
 from audit.findings import Finding, make_finding
 from audit.model import (
     Action, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, Parole, Post, Reshuffle, Score,
-    Show, StandPat, SummaryTotal, Uncalled,
+    Seat, Show, StandPat, SummaryTotal, Uncalled,
 )
 from audit.pots import Pot, build_pots, odd_chip_order, split, uncalled
 from audit.profile import Profile
@@ -75,7 +74,8 @@ class BettingRound:
 
     def to_call(self, player: str) -> int:
         """Chips the player must add to call."""
-        return max(0, self.current - self.bets.get(player, 0))
+        owed = self.current - self.bets.get(player, 0)
+        return owed if owed > 0 else 0
 
     def min_raise_to(self) -> int:
         """The smallest legal raise-to (or opening bet) that is not all-in (fixed limit: the only one)."""
@@ -93,42 +93,129 @@ class BettingRound:
         return self.current - self.bets.get(player, 0) >= self.full
 
 
+def _seat_number(seat: Seat) -> int:
+    return seat.seat
+
+
+class _Setup:
+    """What a profile fixes for every hand it audits: the ranking and the deck (built once, not per hand)."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.ranking: Ranking = ranking_for(profile.ranking, profile.suit_tiebreak, profile.joker)
+        self.deck_cards: frozenset[str] = frozenset(make_deck(profile.deck_size, profile.joker))
+
+
+_SETUPS: dict[int, _Setup] = {}
+
+
+def _setup_for(profile: Profile) -> _Setup:
+    """The (cached) setup of a profile; keyed by identity, the profile kept alive with it."""
+    setup = _SETUPS.get(id(profile))
+    if setup is None or setup.profile is not profile:
+        if len(_SETUPS) >= 64:  # preambles with options make new profiles: keep the cache small
+            _SETUPS.clear()
+        setup = _SETUPS[id(profile)] = _Setup(profile)
+    return setup
+
+
+_NO_CARDS: frozenset[str] = frozenset()
+
+
+def _same_cards(cards: list[str], other: tuple[str, ...]) -> bool:
+    """The same cards in the same order."""
+    n = len(cards)
+    if n != len(other):
+        return False
+    for i in range(n):
+        if cards[i] != other[i]:
+            return False
+    return True
+
+
+def _is_prefix(cards: tuple[str, ...], stub: list[str]) -> bool:
+    """``cards`` are the first cards of ``stub``, in order."""
+    n = len(cards)
+    if n > len(stub):
+        return False
+    for i in range(n):
+        if cards[i] != stub[i]:
+            return False
+    return True
+
+
+def _nothing_to_call(rnd: BettingRound, players: set[str] | list[str]) -> bool:
+    """Whether none of ``players`` has chips to call in the round."""
+    for p in players:
+        if rnd.to_call(p) != 0:
+            return False
+    return True
+
+
 class Replay:
     """One hand being replayed. Build it, call ``run()``, read ``result``."""
 
     def __init__(self, hand: Hand, profile: Profile, session: str | None = None, steps: bool = False) -> None:
+        setup = _setup_for(profile)
         self.hand = hand
         self.profile = profile
         self.session = session
         self.findings: list[Finding] = []
         self.want_steps = steps
         self.steps: list[dict[str, Any]] | None = [] if steps else None
-        seats = sorted(hand.seats, key=lambda s: s.seat)
-        self.seat_of = {s.player: s.seat for s in seats}
-        self.start = {s.player: s.chips for s in seats}
-        self.stack = dict(self.start)
-        not_playing = {i.player for i in hand.body if type(i) is NoPlay}
-        self.order = [s.player for s in seats if not s.sitting_out and s.player not in not_playing]
-        self.sitting_out = {s.player for s in seats if s.sitting_out} | not_playing
-        self.button_index = self._button_index(seats)
-        self.in_hand = set(self.order)
+        seats = hand.seats
+        previous = -1
+        for st in seats:
+            if st.seat < previous:
+                seats = tuple(sorted(hand.seats, key=_seat_number))
+                break
+            previous = st.seat
+        seat_of: dict[str, int] = {}
+        start: dict[str, int] = {}
+        for st in seats:
+            seat_of[st.player] = st.seat
+            start[st.player] = st.chips
+        self.seat_of = seat_of
+        self.start = start
+        self.stack = dict(start)
+        not_playing: set[str] | None = None
+        for i in hand.body:
+            if type(i) is NoPlay:
+                if not_playing is None:
+                    not_playing = set()
+                not_playing.add(i.player)
+        order: list[str] = []
+        sitting_out: set[str] = set()
+        contrib: dict[str, int] = {}
+        for st in seats:
+            p = st.player
+            if st.sitting_out:
+                sitting_out.add(p)
+            elif not_playing is None or p not in not_playing:
+                order.append(p)
+                contrib[p] = 0
+        if not_playing is not None:
+            sitting_out |= not_playing
+        self.order = order
+        self.sitting_out = sitting_out
+        self.button_index = self._button_index()
+        self.in_hand = set(order)
         self.folded: set[str] = set()
         self.all_in: set[str] = set()
-        self.contrib = {p: 0 for p in self.order}
+        self.contrib = contrib
         self.dead = hand.carried
         self.street = "pre"
         self.round: BettingRound | None = None
         self.rounds: dict[str, BettingRound] = {}
         self.cards: dict[str, tuple[str, ...]] = {}
         self.known_cards = hand.dialect == "house"
-        self.ranking = ranking_for(profile.ranking, profile.suit_tiebreak, profile.joker)
-        self.deck_cards = set(make_deck(profile.deck_size, profile.joker))
+        self.ranking = setup.ranking
+        self.deck_cards = setup.deck_cards
         self.deck_order: list[str] | None = None
         self.stub: list[str] | None = None  # remaining stub in order (when a Deck line or a reshuffle says)
         self.used: set[str] = set()  # cards dealt or drawn so far (out of the stub)
         self.discarded: dict[str, list[str]] = {}  # each player's discards so far
         self.back_in_stub: set[str] = set()  # discards a reshuffle let back
-        self.drawn: list[str] = []
         self.draw_pending: dict[str, Discard] = {}
         self.drew: set[str] = set()
         self.returned_log: dict[str, int] = {}
@@ -160,16 +247,20 @@ class Replay:
         self.drawn_after_reshuffle: set[str] = set()
         self.shown_cards_all: set[str] = set()  # cards shown so far (site logs: hidden hands)
         self._draw_closed = False
+        self.loose_cards = False  # some hand in ``cards`` holds a card that is not in ``used``
         self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
 
     # ------------------------------------------------------------------ helpers
-    def _button_index(self, seats: list[Any]) -> int:
+    def _button_index(self) -> int:
         """Index in ``self.order`` of the button, or of the last dealt-in seat before it (dead button)."""
         best = -1
-        for i, p in enumerate(self.order):
-            if self.seat_of[p] <= self.hand.button:
+        button = self.hand.button
+        seat_of = self.seat_of
+        order = self.order
+        for i in range(len(order)):
+            if seat_of[order[i]] <= button:
                 best = i
-        return best if best >= 0 else len(self.order) - 1
+        return best if best >= 0 else len(order) - 1
 
     def _min_bet(self) -> int:
         prof = self.profile
@@ -195,34 +286,56 @@ class Replay:
 
     def clockwise_from(self, index: int) -> list[str]:
         """Dealt-in players clockwise starting at ``order[index]``."""
-        n = len(self.order)
-        return [self.order[(index + i) % n] for i in range(n)] if n else []
+        order = self.order
+        n = len(order)
+        if not n:
+            return []
+        index %= n
+        return order[index:] + order[:index]
 
     def left_of_button(self) -> list[str]:
         return self.clockwise_from(self.button_index + 1)
 
     def active(self) -> list[str]:
         """Players still in the hand, seat order."""
-        return [p for p in self.order if p not in self.folded]
+        folded = self.folded
+        if not folded:
+            return list(self.order)
+        return [p for p in self.order if p not in folded]
 
     def can_act(self, p: str) -> bool:
         return p in self.in_hand and p not in self.folded and p not in self.all_in
 
+    def first_able_from(self, index: int) -> str | None:
+        """The first player clockwise from ``order[index]`` who can still act (``round_start``'s walk)."""
+        order = self.order
+        n = len(order)
+        for i in range(n):
+            p = order[(index + i) % n]
+            if p in self.in_hand and p not in self.folded and p not in self.all_in:
+                return p
+        return None
+
     def pot_now(self) -> int:
         return sum(self.contrib.values()) + self.dead - sum(self.returned_log.values())
 
-    def put_in(self, player: str, amount: int, line: int, all_in_flag: bool, what: str) -> None:
-        """Move chips from a stack to the pot (never refused); judge the stack and the all-in flag."""
-        if player not in self.stack:
+    def put_in(self, player: str, amount: int, line: int, all_in_flag: bool, what: str,
+               forced: bool = False) -> None:
+        """Move chips from a stack to the pot (never refused); judge the stack and the all-in flag. ``what``:
+        "a call", "a bet", "a raise", or a forced bet's kind (``forced``)."""
+        stack = self.stack
+        if player not in stack:
             return
-        before = self.stack[player]
+        before = stack[player]
         if amount > before:
+            said = f"the {what}" if forced else what
             self.add(Rule.BET_OVER_STACK, line,
-                     f"{player} put in {amount} ({what}) but had only {before} chips left; there are no loans.",
+                     f"{player} put in {amount} ({said}) but had only {before} chips left; there are no loans.",
                      player=player, expected=f"at most {before}", actual=amount)
-        self.stack[player] = before - amount
-        self.contrib[player] = self.contrib.get(player, 0) + amount
-        left = self.stack[player]
+        left = before - amount
+        stack[player] = left
+        contrib = self.contrib
+        contrib[player] = contrib.get(player, 0) + amount
         if all_in_flag and left > 0:
             self.add(Rule.ALL_IN_FLAG, line, f"{player} is marked all-in but still has {left} chips.",
                      player=player, expected="not all-in", actual="and is all-in")
@@ -232,40 +345,107 @@ class Replay:
         if left <= 0 or all_in_flag:
             self.all_in.add(player)
 
-    def record(self, line: int, item: Any, **legal: Any) -> None:
+    def record(self, line: int, item: Any, legal: dict[str, Any] | None = None) -> None:
         """A step for ``explain``: the stacks and pot after it, and what was legal before it (``item``: the
-        model object, or a text). Nothing is built when no steps are wanted: this is on the hot path."""
-        if self.steps is None:
+        model object, or a text). Nothing is built when no steps are wanted: this is on the hot path (callers
+        test ``self.steps`` first)."""
+        steps = self.steps
+        if steps is None:
             return
         text = item if isinstance(item, str) else _describe_item(item)
-        self.steps.append({"line": line, "street": STREET_NAMES.get(self.street, self.street), "text": text,
-                           "stacks": dict(self.stack), "pot": self.pot_now(), "legal": legal or None,
-                           "findings": []})
+        steps.append({"line": line, "street": STREET_NAMES.get(self.street, self.street), "text": text,
+                      "stacks": dict(self.stack), "pot": self.pot_now(), "legal": legal or None, "findings": []})
 
     # ------------------------------------------------------------------ the walk
     def run(self) -> HandResult:
-        hand = self.hand
         self.check_seats()
-        handlers: dict[type, Callable[[Any], None]] = {
-            Post: self.on_post, NoPlay: self.on_noplay, Marker: self.on_marker, DeckLine: self.on_deck,
-            Dealt: self.on_dealt, Action: self.on_action, Parole: self.on_parole, Discard: self.on_discard,
-            StandPat: self.on_stand_pat, Reshuffle: self.on_reshuffle, Show: self.on_show, Muck: self.on_muck,
-            Collect: self.on_collect, Uncalled: self.on_uncalled, Event: self.on_event, Score: self.on_score,
-            SummaryTotal: self.on_summary,
-        }
-        for item in hand.body:
-            player = getattr(item, "player", None)
-            if player is not None and player not in self.seat_of and type(item) is not Event:
-                self.add(Rule.UNKNOWN_PLAYER, item.line, f"{player} has no seat at this table.", player=player)
-                continue
-            before = len(self.findings)
-            handlers[type(item)](item)
+        seat_of = self.seat_of
+        findings = self.findings
+        for item in self.hand.body:
+            before = len(findings)
+            # the most frequent lines first; a line naming a player without a seat is judged and skipped
+            if type(item) is Action:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_action(item)
+            elif type(item) is Dealt:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_dealt(item)
+            elif type(item) is Post:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_post(item)
+            elif type(item) is Marker:
+                self.on_marker(item)
+            elif type(item) is Discard:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_discard(item)
+            elif type(item) is Show:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_show(item)
+            elif type(item) is Collect:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_collect(item)
+            elif type(item) is StandPat:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_stand_pat(item)
+            elif type(item) is SummaryTotal:
+                self.on_summary(item)
+            elif type(item) is Uncalled:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_uncalled(item)
+            elif type(item) is DeckLine:
+                self.on_deck(item)
+            elif type(item) is Muck:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_muck(item)
+            elif type(item) is Event:
+                self.on_event(item)
+            elif type(item) is Reshuffle:
+                self.on_reshuffle(item)
+            elif type(item) is Parole:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_parole(item)
+            elif type(item) is NoPlay:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_noplay(item)
+            elif type(item) is Score:
+                if item.player not in seat_of:
+                    self._unknown_player(item.player, item.line)
+                    continue
+                self.on_score(item)
+            else:
+                raise KeyError(type(item))
             self.last_line = item.line
-            if self.steps is not None and len(self.findings) > before:
-                if not self.steps or self.steps[-1]["line"] != item.line:
+            steps = self.steps
+            if steps is not None and len(findings) > before:
+                if not steps or steps[-1]["line"] != item.line:
                     self.record(item.line, item)
-                self.steps[-1]["findings"].extend(f.as_dict() for f in self.findings[before:])
+                steps[-1]["findings"].extend(f.as_dict() for f in findings[before:])
         return self.finish()
+
+    def _unknown_player(self, player: str, line: int) -> None:
+        self.add(Rule.UNKNOWN_PLAYER, line, f"{player} has no seat at this table.", player=player)
 
     # ------------------------------------------------------------------ seats, forced bets, dealing
     def check_seats(self) -> None:
@@ -290,7 +470,8 @@ class Replay:
             rule = Rule.ANTE_WRONG if post.kind == "ante" else Rule.BLIND_WRONG
             self.add(rule, post.line, f"{p} posted {post.amount}, but a game without bets has no forced bets.",
                      player=p, expected="no forced bet", actual=post.amount)
-            self.record(post.line, post)
+            if self.steps is not None:
+                self.record(post.line, post)
             return
         if p in self.sitting_out or p not in self.in_hand:
             rule = Rule.ANTE_WRONG if post.kind == "ante" else Rule.BLIND_WRONG
@@ -298,14 +479,16 @@ class Replay:
         if self.street not in ("pre",):
             self.add(Rule.ACTION_NOT_ALLOWED, post.line, f"{p} posted after the cards were dealt.", player=p)
         self.posted.setdefault(p, []).append(post)
-        self.put_in(p, post.amount, post.line, post.all_in, f"the {post.kind}")
+        self.put_in(p, post.amount, post.line, post.all_in, post.kind, True)
         if post.kind in ("small", "big", "over", "live", "both"):  # live: a bet of the first round
             self.pre_bets[p] = self.pre_bets.get(p, 0) + post.amount
-        self.record(post.line, post)
+        if self.steps is not None:
+            self.record(post.line, post)
 
 
     def on_noplay(self, item: NoPlay) -> None:
-        self.record(item.line, item)
+        if self.steps is not None:
+            self.record(item.line, item)
 
     def check_forced_bets(self, line: int) -> None:
         """At the deal: antes and blinds as the profile requires."""
@@ -445,14 +628,43 @@ class Replay:
             self.close_round(m.line)
             self.redeal_line = m.line
             self.street = "summary"
-        self.record(m.line, m)
+        if self.steps is not None:
+            self.record(m.line, m)
 
     def on_deck(self, d: DeckLine) -> None:
         self.check_card_list(d.cards, d.line, "the deck")
         self.deck_order = list(d.cards)
-        self.record(d.line, "Deck")
+        if self.steps is not None:
+            self.record(d.line, "Deck")
 
     def check_card_list(self, cards: tuple[str, ...], line: int, what: str, player: str | None = None) -> bool:
+        """Every card of the deck, none twice. ``what`` names the list (after the player's name when given)."""
+        deck = self.deck_cards
+        n = len(cards)
+        clean = True
+        if n <= 8:  # a hand: compare pairs (no set to build)
+            for i in range(n):
+                c = cards[i]
+                if c not in deck:
+                    clean = False
+                    break
+                for j in range(i):
+                    if cards[j] == c:
+                        clean = False
+                        break
+                if not clean:
+                    break
+        else:
+            seen_fast: set[str] = set()
+            for c in cards:
+                if c not in deck or c in seen_fast:
+                    clean = False
+                    break
+                seen_fast.add(c)
+        if clean:
+            return True
+        if player is not None:
+            what = player + what
         ok = True
         seen: set[str] = set()
         for c in cards:
@@ -474,20 +686,22 @@ class Replay:
             self.draw_received(d)
         else:
             self.add(Rule.DRAW_ORDER, d.line, f"{p} received cards without discarding first.", player=p)
-        self.record(d.line, d)
+        if self.steps is not None:
+            self.record(d.line, d)
 
     def deal_to(self, d: Dealt) -> None:
         p = d.player
         if self.street == "pre":
             self.check_forced_bets(d.line)
             self.street = "deal"
-        cards = tuple(c for g in d.groups for c in g)
+        groups = d.groups
+        cards = groups[0] if len(groups) == 1 else tuple([c for g in groups for c in g])
         if p in self.sitting_out:
             self.add(Rule.DEAL_COUNT, d.line, f"{p} was dealt cards while sitting out.", player=p)
         if len(cards) != 5:
             self.add(Rule.DEAL_COUNT, d.line, f"{p} was dealt {len(cards)} cards instead of 5.", player=p,
                      expected=5, actual=len(cards))
-        self.check_card_list(cards, d.line, f"{p}'s hand", p)
+        self.check_card_list(cards, d.line, "'s hand", p)
         for c in cards:
             if c in self.used:
                 holder = next((q for q, cs in self.cards.items() if c in cs), None)
@@ -523,17 +737,34 @@ class Replay:
         current = 0
         if street == "first":
             bets = dict(self.pre_bets)
-            current = max(bets.values(), default=0)
+            first = True
+            for amount in bets.values():
+                if first or amount > current:
+                    current = amount
+                    first = False
         rnd = BettingRound(bets, current, self.round_min_bet(street), fixed=self.betting() == "fixed-limit")
         self.round = rnd
         self.rounds[street] = rnd
-        rnd.pending = {p for p in self.order if self.can_act(p)}
-        if len(rnd.pending) <= 1 and all(rnd.to_call(p) == 0 for p in rnd.pending) and street == "second":
-            rnd.pending = set()
-        if len([p for p in self.active() if p not in self.all_in]) <= 1 and all(
-                rnd.to_call(p) == 0 for p in rnd.pending):
+        pending: set[str] = set()
+        for p in self.order:
+            if p in self.in_hand and p not in self.folded and p not in self.all_in:
+                pending.add(p)
+        rnd.pending = pending
+        if street == "second" and len(pending) <= 1 and _nothing_to_call(rnd, pending):
+            rnd.pending = pending = set()
+        if self._count_able() <= 1 and _nothing_to_call(rnd, pending):
             rnd.pending = set()
         self.next_to_act = self.round_start(street)
+
+    def _count_able(self) -> int:
+        """Players still in the hand and not all-in."""
+        n = 0
+        folded = self.folded
+        all_in = self.all_in
+        for p in self.order:
+            if p not in folded and p not in all_in:
+                n += 1
+        return n
 
     def round_min_bet(self, street: str) -> int:
         if self.profile.betting == "fixed-limit" or (self.profile.betting == "log" and self.hand.game is not None
@@ -568,10 +799,7 @@ class Replay:
             start = self.order.index(opener) if opener in self.order else self.button_index + 1
         else:
             start = self.button_index + 1
-        for p in self.clockwise_from(start):
-            if self.can_act(p):
-                return p
-        return None
+        return self.first_able_from(start)
 
     _BLIND_RANK = {"small": 1, "both": 2, "big": 2, "over": 3}
 
@@ -593,9 +821,13 @@ class Replay:
             return None
         if after is None:
             return self.next_to_act if self.next_to_act in rnd.pending else None
-        idx = self.order.index(after)
-        for p in self.clockwise_from(idx + 1):
-            if p in rnd.pending:
+        order = self.order
+        idx = order.index(after) + 1
+        n = len(order)
+        pending = rnd.pending
+        for i in range(n):
+            p = order[(idx + i) % n]
+            if p in pending:
                 return p
         return None
 
@@ -604,7 +836,8 @@ class Replay:
         if self.points_mode:
             self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} {_describe_item(a).split(' ', 1)[1]}, but a game without "
                      "bets has no betting.", player=p, expected="no betting", actual=a.kind)
-            self.record(a.line, a)
+            if self.steps is not None:
+                self.record(a.line, a)
             return
         if self.street in ("pre", "deal"):
             self.open_round("first", a.line)
@@ -616,9 +849,10 @@ class Replay:
             self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} acted ({a.kind}) when there was no betting round.",
                      player=p)
             return
-        legal = {} if self.steps is None else {
-            "to_call": rnd.to_call(p), "min_raise_to": rnd.min_raise_to(), "max_raise_to": self.max_raise_to(p),
-            "may_raise": rnd.may_raise(p)}
+        legal: dict[str, Any] | None = None
+        if self.steps is not None:
+            legal = {"to_call": rnd.to_call(p), "min_raise_to": rnd.min_raise_to(),
+                     "max_raise_to": self.max_raise_to(p), "may_raise": rnd.may_raise(p)}
         self.judge_turn(a)
         self.check_time(a)
         if self.parole_state == "offered" and a.kind != "fold":
@@ -647,7 +881,8 @@ class Replay:
         if rnd.first_actor is None:
             rnd.first_actor = p
         self.last_actor = p
-        self.record(a.line, a, **legal)
+        if self.steps is not None:
+            self.record(a.line, a, legal)
         self.after_action(a.line)
 
 
@@ -854,18 +1089,38 @@ class Replay:
         rnd.last_aggressor = p
         rnd.raises += 1 if full else 0
         rnd.any_bet = True
-        rnd.pending = {q for q in self.order if q != p and self.can_act(q) and rnd.to_call(q) > 0}
+        pending: set[str] = set()
+        in_hand = self.in_hand
+        folded = self.folded
+        all_in = self.all_in
+        for q in self.order:
+            if q != p and q in in_hand and q not in folded and q not in all_in and rnd.to_call(q) > 0:
+                pending.add(q)
+        rnd.pending = pending
 
     def after_action(self, line: int) -> None:
         rnd = self.round
         assert rnd is not None
-        live = self.active()
-        if len(live) == 1:
-            self.won_by_fold = live[0]
+        folded = self.folded
+        all_in = self.all_in
+        live = 0
+        only: str | None = None
+        able = 0
+        owes = False
+        for q in self.order:
+            if q in folded:
+                continue
+            live += 1
+            only = q
+            if q not in all_in:
+                able += 1
+                if not owes and rnd.to_call(q) != 0:
+                    owes = True
+        if live == 1:
+            self.won_by_fold = only
             rnd.pending = set()
             return
-        able = [q for q in live if q not in self.all_in]
-        if len(able) <= 1 and all(rnd.to_call(q) == 0 for q in able):
+        if able <= 1 and not owes:
             rnd.pending = set()
 
     def close_round(self, line: int) -> None:
@@ -904,7 +1159,8 @@ class Replay:
         if u.player in self.stack:
             self.stack[u.player] += u.amount
         self.uncalled_lines.append(u)
-        self.record(u.line, u)
+        if self.steps is not None:
+            self.record(u.line, u)
 
 
     # ------------------------------------------------------------------ parole
@@ -961,7 +1217,8 @@ class Replay:
                     self.round.pending = set()  # the hand ends with the split
             elif all(q in self.parole_answers for q in answerers):
                 self.parole_state = "declined"
-        self.record(item.line, item)
+        if self.steps is not None:
+            self.record(item.line, item)
 
     # ------------------------------------------------------------------ the draw
     def end_draw_phase(self, line: int) -> None:
@@ -1003,10 +1260,23 @@ class Replay:
         if p in self.drew:
             self.add(Rule.DRAW_ORDER, line, f"{p} drew twice.", player=p)
             return
-        order = [q for q in self.draw_order() if q not in self.drew]
-        if order and order[0] != p:
-            self.add(Rule.DRAW_ORDER, line, f"{p} drew out of turn: it was {order[0]}'s turn.", player=p,
-                     expected=order[0], actual=p)
+        turn = self.next_to_draw()
+        if turn is not None and turn != p:
+            self.add(Rule.DRAW_ORDER, line, f"{p} drew out of turn: it was {turn}'s turn.", player=p,
+                     expected=turn, actual=p)
+
+    def next_to_draw(self) -> str | None:
+        """The first player in the draw order (left of the button, not folded) who has not drawn yet."""
+        order = self.order
+        n = len(order)
+        start = self.button_index + 1
+        folded = self.folded
+        drew = self.drew
+        for i in range(n):
+            q = order[(start + i) % n]
+            if q not in folded and q not in drew:
+                return q
+        return None
 
     def on_stand_pat(self, s: StandPat) -> None:
         self.begin_draw_item(s.player, s.line)
@@ -1015,7 +1285,8 @@ class Replay:
                 and not s.timed_out:
             self.add(Rule.TIME_LIMIT, s.line, f"{s.player} took {s.took:g}s to draw; the limit is "
                      f"{self.profile.time_limit}s.", player=s.player)
-        self.record(s.line, s)
+        if self.steps is not None:
+            self.record(s.line, s)
 
     def on_discard(self, d: Discard) -> None:
         p = d.player
@@ -1038,7 +1309,8 @@ class Replay:
         count = len(d.cards) if d.cards is not None else d.count
         self.check_draw_limit(p, d, count)
         self.draw_pending[p] = d
-        self.record(d.line, d)
+        if self.steps is not None:
+            self.record(d.line, d)
 
 
     def check_draw_limit(self, p: str, d: Discard, count: int) -> None:
@@ -1066,8 +1338,7 @@ class Replay:
 
     def on_reshuffle(self, r: Reshuffle) -> None:
         # the reshuffle is for the next player to draw
-        order = [q for q in self.draw_order() if q not in self.drew]
-        p = order[0] if order else None
+        p = self.next_to_draw()
         if self.street in ("first",):
             self.close_round(r.line)
             self.street = "draw"
@@ -1124,7 +1395,8 @@ class Replay:
             self.stub = list(r.cards)
         self.stub_is_known_order = True
         self.back_in_stub |= listed & self.used
-        self.record(r.line, "Dealer reshuffles")
+        if self.steps is not None:
+            self.record(r.line, "Dealer reshuffles")
 
 
     def _next_discard_count(self, r: Reshuffle) -> int | None:
@@ -1140,7 +1412,7 @@ class Replay:
     def remaining_stub_set(self) -> set[str]:
         if self.stub is not None:
             return set(self.stub)
-        return (self.deck_cards - self.used) | self.back_in_stub
+        return set(self.deck_cards - self.used) | self.back_in_stub
 
     def draw_received(self, d: Dealt) -> None:
         p = d.player
@@ -1159,25 +1431,42 @@ class Replay:
         if len(new) != ndisc:
             self.add(Rule.DRAW_COUNT, d.line, f"{p} discarded {ndisc} but received {len(new)} cards.", player=p,
                      expected=ndisc, actual=len(new))
-        if hand and disc.cards is not None:
-            expected_kept = sorted(c for c in hand if c not in disc.cards)
-            if sorted(kept) != expected_kept and len(d.groups) > 1:
-                self.add(Rule.DRAW_COUNT, d.line,
-                         f"{p} should have kept {' '.join(expected_kept)} but the line shows {' '.join(kept)}.",
-                         player=p, expected=" ".join(expected_kept), actual=" ".join(kept))
-        final = tuple(kept) + tuple(new)
+        discarded = disc.cards
+        if hand and discarded is not None and len(d.groups) > 1:
+            kept_in_order = [c for c in hand if c not in discarded]
+            if not _same_cards(kept_in_order, kept):
+                expected_kept = sorted(kept_in_order)
+                if sorted(kept) != expected_kept:
+                    self.add(Rule.DRAW_COUNT, d.line,
+                             f"{p} should have kept {' '.join(expected_kept)} but the line shows {' '.join(kept)}.",
+                             player=p, expected=" ".join(expected_kept), actual=" ".join(kept))
+        final = kept + new
         if len(final) != 5:
             self.add(Rule.DRAW_COUNT, d.line, f"{p} ends the draw with {len(final)} cards instead of 5.",
                      player=p, expected=5, actual=len(final))
-        self.check_card_list(tuple(new), d.line, f"{p}'s new cards", p)
-        self.take_from_stub(p, tuple(new), d.line)
-        if disc.cards is not None:
-            self.discarded.setdefault(p, []).extend(disc.cards)
+        self.check_card_list(new, d.line, "'s new cards", p)
+        self.take_from_stub(p, new, d.line)
+        if discarded is not None:
+            self.discarded.setdefault(p, []).extend(discarded)
+        if not self.loose_cards:
+            used = self.used
+            for c in kept:
+                if c not in used:
+                    self.loose_cards = True
+                    break
         self.cards[p] = final
 
     def take_from_stub(self, p: str, new: tuple[str, ...], line: int) -> None:
         """The new cards must come off the stub: never a live card, never a discard without a reshuffle."""
-        live = {c for q, cs in self.cards.items() if q not in self.folded for c in cs}
+        used = self.used
+        check = self.loose_cards  # a live hand may hold a card outside ``used``
+        if not check:
+            for c in new:
+                if c in used:
+                    check = True
+                    break
+        # every live card is in ``used`` unless ``loose_cards``: new cards outside it are not live
+        live = {c for q, cs in self.cards.items() if q not in self.folded for c in cs} if check else _NO_CARDS
         for c in new:
             if c in live and c not in self.back_in_stub:
                 holder = next((q for q, cs in self.cards.items() if c in cs and q not in self.folded), None)
@@ -1195,9 +1484,12 @@ class Replay:
             elif c in self.drawn_after_reshuffle:
                 self.add(Rule.STUB_CARD, line, f"{p} drew {c}, which had already been drawn.", player=p, actual=c,
                          street="draw")
-        if self.stub is not None:
-            top = self.stub[:len(new)]
-            head = self.stub[:self.stub_unordered]  # stub-first: the old stub's cards, order unknown
+        stub = self.stub
+        if stub is not None and self.stub_unordered == 0 and _is_prefix(new, stub):
+            self.stub = stub[len(new):]  # drawn in order off the top (what the slow path below finds too)
+        elif stub is not None:
+            top = stub[:len(new)]
+            head = stub[:self.stub_unordered]  # stub-first: the old stub's cards, order unknown
             if head and len(new) <= len(head):
                 in_order = set(new) <= set(head)
             elif head:
@@ -1212,7 +1504,7 @@ class Replay:
                          f"{p} should have drawn {want} from the top of the stub.", player=p,
                          expected=" ".join(top), actual=" ".join(new), street="draw")
             self.stub_unordered = max(0, len(head) - len(set(new) & set(head)))
-            remaining = list(self.stub)
+            remaining = list(stub)
             for c in new:
                 if c in remaining:
                     remaining.remove(c)
@@ -1239,9 +1531,9 @@ class Replay:
         if p in self.folded:
             self.add(Rule.SHOWN_CARDS, s.line, f"{p} showed cards after folding.", player=p)
         cards = s.cards
-        self.check_card_list(cards, s.line, f"{p}'s shown hand", p)
+        clean = self.check_card_list(cards, s.line, "'s shown hand", p)
         final = self.cards.get(p)
-        if final is not None and self.known_cards and sorted(final) != sorted(cards):
+        if final is not None and self.known_cards and final != cards and sorted(final) != sorted(cards):
             self.add(Rule.SHOWN_CARDS, s.line,
                      f"{p} showed {' '.join(cards)}, but his hand after the draw was {' '.join(final)}.",
                      player=p, expected=" ".join(final), actual=" ".join(cards))
@@ -1252,13 +1544,17 @@ class Replay:
                          f"he was dealt ({' '.join(final)}).", player=p)
         if final is None or not self.known_cards:
             self.cards[p] = cards
+            if not self.loose_cards:
+                for c in cards:
+                    if c not in self.used:
+                        self.loose_cards = True
+                        break
             if not self.known_cards:
                 for c in cards:
                     if c in self.shown_cards_all:
                         self.add(Rule.CARD_DUPLICATE, s.line, f"{c} is shown in two hands.", player=p, actual=c)
                     self.shown_cards_all.add(c)
-        if s.description is not None and len(cards) == 5 and all(c in self.deck_cards for c in cards) \
-                and len(set(cards)) == 5:
+        if s.description is not None and len(cards) == 5 and clean:
             try:
                 ok = self.ranking.description_matches(s.description, cards)
             except ValueError:
@@ -1271,7 +1567,8 @@ class Replay:
         if p not in self.shown:
             self.show_order.append(p)
         self.shown[p] = s
-        self.record(s.line, s)
+        if self.steps is not None:
+            self.record(s.line, s)
 
 
     def on_muck(self, m: Muck) -> None:
@@ -1279,7 +1576,8 @@ class Replay:
             self.close_round(m.line)
             self.street = "showdown"
         self.mucked.add(m.player)
-        self.record(m.line, m)
+        if self.steps is not None:
+            self.record(m.line, m)
 
     def on_collect(self, c: Collect) -> None:
         if self.round is not None:
@@ -1287,7 +1585,8 @@ class Replay:
         self.collected.append(c)
         if c.player in self.stack:
             self.stack[c.player] += c.amount
-        self.record(c.line, c)
+        if self.steps is not None:
+            self.record(c.line, c)
 
     def on_event(self, e: Event) -> None:
         if e.player not in self.seat_of and self.hand.dialect == "house":
@@ -1295,7 +1594,8 @@ class Replay:
 
     def on_score(self, s: Score) -> None:
         self.scores[s.player] = self.scores.get(s.player, 0) + s.points
-        self.record(s.line, s)
+        if self.steps is not None:
+            self.record(s.line, s)
 
     def on_summary(self, s: SummaryTotal) -> None:
         if self.round is not None:
