@@ -47,7 +47,11 @@ _INT: Final = re.compile(r"\d+")
 
 def split_cards(token: str) -> tuple[str, ...]:
     """``"[As 10d 5c]"`` → ``("As", "Td", "5c")`` (``10`` read as ``T``); unknown text is kept as written."""
-    inside = token[1:-1]
+    return _cards_inside(token[1:-1])
+
+
+def _cards_inside(inside: str) -> tuple[str, ...]:
+    """``split_cards`` of the text between the brackets."""
     if "10" not in inside:
         return tuple(inside.split())
     return tuple([("T" + c[2:]) if c.startswith("10") else c for c in inside.split()])
@@ -162,9 +166,9 @@ def _b_dealt(m: re.Match[str], line: int) -> Dealt:
     name, cards, _ = m.groups()
     # ``cards``: one bracket, or two with spaces between (the pattern allows no ']' inside a bracket)
     close = cards.find("]")
-    first = split_cards(cards[:close + 1])
+    first = _cards_inside(cards[1:close])
     second = cards.find("[", close)
-    groups = (first,) if second < 0 else (first, split_cards(cards[second:]))
+    groups = (first,) if second < 0 else (first, _cards_inside(cards[second + 1:-1]))
     return _new(Dealt, (line, name, groups))
 
 
@@ -588,7 +592,8 @@ def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) ->
     The words are cut at single spaces, not at any whitespace as ``_candidates`` does; the answer is the same
     whenever it is not -1: the words it looks up hold no whitespace, and a terminal's pattern only matches a line
     whose first words are separated as the lookup assumed (a name is ``[\\w\\-.']+``, ``name: verb`` has one space).
-    The candidates are tried in ``_candidates``'s order.
+    The candidates are tried in ``_candidates``'s order; ``fullmatch`` up to the newline is ``_classify``'s match
+    that ends at the newline (no terminal's pattern matches a newline but its last character).
     """
     sp = text.find(" ", pos, nl)
     if sp <= pos:
@@ -598,18 +603,19 @@ def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) ->
         found = _FIRST_CODES.get(text[pos:sp])
         if found is not None:
             for code in found:
-                m = patterns[code].match(text, pos)
-                if m is not None and m.end() == nl + 1:
+                m = patterns[code].fullmatch(text, pos, nl + 1)
+                if m is not None:
                     return code, m
-    if text[sp - 1] == ":" and c.isdigit() and text[pos:sp - 1].isdigit():
+    colon = text[sp - 1] == ":"
+    if colon and c.isdigit() and text[pos:sp - 1].isdigit():
         named = T_STANDING
     else:
         sp2 = text.find(" ", sp + 1, nl)
         second = text[sp + 1:sp2] if sp2 >= 0 else text[sp + 1:nl]
-        named = (_COLON_CODES if text[sp - 1] == ":" else _NAME_CODES).get(second, -1)
+        named = (_COLON_CODES if colon else _NAME_CODES).get(second, -1)
     if named >= 0:
-        m = patterns[named].match(text, pos)
-        if m is not None and m.end() == nl + 1:
+        m = patterns[named].fullmatch(text, pos, nl + 1)
+        if m is not None:
             return named, m
     return -1, None
 

@@ -90,6 +90,11 @@ def _starts_block(line: str, current: str) -> bool:
 _OPENER_CHARS: Final = frozenset("HPF*S")
 
 
+def _may_open(line: str) -> bool:
+    """Whether the (non-empty) ``line`` starts with one of ``_OPENER_CHARS``."""
+    return line[0] == "H" or line[0] == "P" or line[0] == "*" or line[0] == "S" or line[0] == "F"
+
+
 def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
     """Cut decoded lines (without line ends) into blocks, keeping file line numbers."""
     block: RawBlock | None = None
@@ -98,19 +103,19 @@ def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
     numbers: list[int] = []
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip()
-        if line[:1] == "\ufeff":  # a byte-order mark inside the file: files joined with cat
+        if line and line[0] == "\ufeff":  # a byte-order mark inside the file: files joined with cat
             line = line.lstrip("\ufeff")
         if not line:
             if block is not None:
                 yield block
                 block = None
             continue
-        stripped = line.lstrip() if line[0] in " \t" else line
-        first = stripped[0]
-        if first == "#":
+        # (characters compared by index: the compiled code compares code points, making no 1-character string)
+        stripped = line.lstrip() if line[0] == " " or line[0] == "\t" else line
+        if stripped[0] == "#":
             continue
         # only lines starting with one of these letters can open a block: skip the prefix tests otherwise
-        if block is not None and first in _OPENER_CHARS and _starts_block(stripped, block.kind):
+        if block is not None and _may_open(stripped) and _starts_block(stripped, block.kind):
             yield block
             block = None
         if block is None:
@@ -123,7 +128,7 @@ def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
             if in_summary:
                 if not stripped.startswith("Total pot"):
                     continue  # free summary lines (one per seat, as sites print them) are allowed and ignored
-            elif first == "*" and stripped.startswith("*** SUMMARY ***"):
+            elif stripped[0] == "*" and stripped.startswith("*** SUMMARY ***"):
                 in_summary = True
         if len(kept) >= MAX_BLOCK_LINES:
             block.too_long = True
