@@ -340,7 +340,7 @@ class Ranking:
             total = code[a] + code[b] + code[c] + code[d] + code[e]
         except (KeyError, ValueError, TypeError):
             return self._best(self._checked(cards))[0]
-        if len({a, b, c, d, e}) != 5:
+        if a == b or a == c or a == d or a == e or b == c or b == d or b == e or c == d or c == e or d == e:
             raise ValueError(f"duplicate card in hand {list(cards)!r}")
         if not self.suit_tiebreak:
             if total >> _SUIT_SHIFT in _FLUSH_SUITS:

@@ -133,10 +133,16 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
     if tracker is not None:
         findings.extend(tracker.feed(result))
         tracker.after_hand(findings, result)
-    findings.sort(key=lambda f: f.line)
-    findings = _capped(findings, hand, session)
+    if len(findings) > 1:
+        findings.sort(key=_finding_line)
+        if len(findings) > MAX_FINDINGS_PER_RULE:
+            findings = _capped(findings, hand, session)
     result.findings = findings
     return Audited(findings, result=result, session=session, profile=profile.name, hand=hand)
+
+
+def _finding_line(f: Finding) -> int:
+    return f.line
 
 
 def _capped(findings: list[Finding], hand: Hand, session: str | None) -> list[Finding]:

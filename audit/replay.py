@@ -497,16 +497,28 @@ class Replay:
             return
         ante = prof.ante
         if ante:
+            posted = self.posted
             for p in self.order:
-                posts = [x for x in self.posted.get(p, []) if x.kind == "ante"]
-                total = sum(x.amount for x in posts)
-                short_all_in = bool(posts) and posts[-1].all_in and total < ante
+                total = 0
+                count = 0
+                first_line = 0
+                last_all_in = False
+                mine = posted.get(p)
+                if mine is not None:
+                    for x in mine:
+                        if x.kind == "ante":
+                            if not count:
+                                first_line = x.line
+                            count += 1
+                            total += x.amount
+                            last_all_in = x.all_in
+                short_all_in = count > 0 and last_all_in and total < ante
                 if total != ante and not short_all_in:
-                    if not posts:
+                    if not count:
                         msg = f"{p} did not post the ante of {ante}."
                     else:
                         msg = f"{p} posted an ante of {total}; the ante is {ante}."
-                    self.add(Rule.ANTE_WRONG, posts[0].line if posts else line, msg, player=p, expected=ante,
+                    self.add(Rule.ANTE_WRONG, first_line if count else line, msg, player=p, expected=ante,
                              actual=total, street="pre")
         elif ante == 0:
             for p, posts in self.posted.items():
@@ -720,7 +732,8 @@ class Replay:
         n = len(seats)
         for i, p in enumerate(seats):
             expected = [deck[i + k * n] for k in range(5) if i + k * n < len(deck)]
-            if sorted(expected) != sorted(self.cards[p]):
+            held = self.cards[p]
+            if not _same_cards(expected, held) and sorted(expected) != sorted(held):
                 self.add(Rule.DEAL_ORDER, line,
                          f"{p} should have been dealt {' '.join(expected)} from the top of the deck.",
                          player=p, expected=" ".join(expected), actual=" ".join(self.cards[p]), street="deal")
@@ -1610,37 +1623,55 @@ class Replay:
         prof = self.profile
         redeal = bool(self.redeal_line)
         self.check_redeal(redeal)
-        total_in = sum(self.contrib.values()) + self.dead
+        contrib = self.contrib
+        total_in = self.dead
+        for amount in contrib.values():
+            total_in += amount
         due = dict(self.returned_due)
-        self.check_uncalled(due)
+        if due or self.returned_log:
+            self.check_uncalled(due)
         # dead blinds are pot, not a bet: they belong to no player's contribution level (main pot)
-        dead_posts = {p: sum(x.amount for x in xs if x.kind == "dead") for p, xs in self.posted.items()}
-        contributions_after = {p: self.contrib.get(p, 0) - due.get(p, 0) - dead_posts.get(p, 0)
-                               for p in self.contrib}
-        live = [p for p in self.order if p not in self.folded]
-        pots_built = (build_pots(contributions_after, live, self.order, self.dead + sum(dead_posts.values()))
-                      if not redeal else [])
+        dead_posts: dict[str, int] = {}
+        dead_total = 0
+        for p, xs in self.posted.items():
+            for x in xs:
+                if x.kind == "dead":
+                    dead_posts[p] = dead_posts.get(p, 0) + x.amount
+                    dead_total += x.amount
+        contributions_after: dict[str, int] = {}
+        for p, amount in contrib.items():
+            contributions_after[p] = amount - due.get(p, 0) - dead_posts.get(p, 0)
+        folded = self.folded
+        live = [p for p in self.order if p not in folded]
+        pots_built = build_pots(contributions_after, live, self.order, self.dead + dead_total) if not redeal else []
         results: list[PotResult] = []
         should: dict[str, int] = dict(due)
-        odd_order = odd_chip_order(self.order, self.button_index)
-        parole = self.parole_state == "accepted"
-        showdown_players = [p for p in live if p not in self.mucked]
-        for pot in pots_built:
-            winners = self.pot_winners(pot, showdown_players, parole)
-            awards = split(pot.amount, winners, odd_order) if winners else {}
-            results.append(PotResult(name=pot.name, amount=pot.amount, eligible=list(pot.eligible),
-                                     winners=list(winners), awards=awards, collected={}))
+        if pots_built:
+            odd_order = odd_chip_order(self.order, self.button_index)
+            parole = self.parole_state == "accepted"
+            mucked = self.mucked
+            showdown_players = [p for p in live if p not in mucked]
+            for pot in pots_built:
+                winners = self.pot_winners(pot, showdown_players, parole)
+                awards = split(pot.amount, winners, odd_order) if winners else {}
+                results.append(PotResult(name=pot.name, amount=pot.amount, eligible=list(pot.eligible),
+                                         winners=winners, awards=awards, collected={}))
+        else:
+            parole = self.parole_state == "accepted"
         self.check_awards(results, parole)
         for r in results:
-            for w, amt in r["awards"].items():
+            awarded: dict[str, int] = r["awards"]
+            for w, amt in awarded.items():
                 should[w] = should.get(w, 0) + amt
         received: dict[str, int] = {}
+        collected_total = 0
         for c in self.collected:
             received[c.player] = received.get(c.player, 0) + c.amount
+            collected_total += c.amount
+        returned_total = 0
         for p, amt in self.returned_log.items():
             received[p] = received.get(p, 0) + amt
-        collected_total = sum(c.amount for c in self.collected)
-        returned_total = sum(self.returned_log.values())
+            returned_total += amt
         rake = self.summary.rake if self.summary is not None else 0
         if prof.rake_allowed and self.summary is not None:
             rake = self.summary.rake
@@ -1650,7 +1681,9 @@ class Replay:
             self.add(Rule.RAKE, self.summary.line if self.summary else hand.end_line,
                      f"A rake of {rake} was taken, but this game has no rake.", expected=0, actual=rake,
                      street="summary")
-        pot_total = total_in - sum(due.values())
+        pot_total = total_in
+        for amount in due.values():
+            pot_total -= amount
         if self.summary is not None and not redeal:
             if self.summary.total != pot_total:
                 self.add(Rule.SUMMARY_TOTAL, self.summary.line,
@@ -1676,9 +1709,9 @@ class Replay:
                 end[p] = self.start[p] - self.contrib.get(p, 0)
         return HandResult(
             hand=hand, profile=prof.name, session=self.session, findings=self.findings, pots=results,
-            should_receive=should, received=received, contributions=dict(self.contrib),
-            start_stacks=dict(self.start), end_stacks=end, dealt_in=list(self.order), redeal=redeal,
-            pot_total=pot_total, rake=rake, steps=self.steps, points=dict(self.scores))
+            should_receive=should, received=received, contributions=contrib,
+            start_stacks=self.start, end_stacks=end, dealt_in=self.order, redeal=redeal,
+            pot_total=pot_total, rake=rake, steps=self.steps, points=self.scores)
 
     def findings_of(self, rule: Rule) -> bool:
         return any(f.rule == rule.value for f in self.findings)
@@ -1743,9 +1776,13 @@ class Replay:
         if parole and results:
             self.check_parole_split(results)
             return
-        split_lines = [c for c in self.collected if c.pot == "parole"]
-        if split_lines and self.parole_state != "not-allowed":  # (a parole in a game without it: flagged once)
-            c = split_lines[0]
+        split_line: Collect | None = None
+        for c in self.collected:
+            if c.pot == "parole":
+                split_line = c
+                break
+        if split_line is not None and self.parole_state != "not-allowed":  # (no parole in the game: flagged once)
+            c = split_line
             self.add(Rule.PAROLE, c.line, f"The pot was paid as a parole split ({c.player} collected {c.amount}), "
                      "but no parole was accepted.", player=c.player, expected="from pot",
                      actual="from pot (parole)", street="summary")
@@ -1823,8 +1860,15 @@ class Replay:
         got: dict[str, int] = r["collected"]
         awards: dict[str, int] = r["awards"]
         lines: dict[str, int] = r.get("lines", {})
-        line = min(lines.values()) if lines else self.hand.end_line
-        total = sum(got.values())
+        line = self.hand.end_line
+        first = True
+        for at in lines.values():
+            if first or at < line:
+                line = at
+                first = False
+        total = 0
+        for amount in got.values():
+            total += amount
         payable = r["amount"] - r.get("rake", 0)
         paid_wrong = [p for p in got if got[p] > 0 and p not in awards]
         if not r["winners"] and r["eligible"]:
@@ -1884,8 +1928,14 @@ class Replay:
         elif self.profile.show_first_no_bet == "first-to-act" and second is not None and second.first_actor:
             first_shower = second.first_actor
         else:
-            candidates = [p for p in self.left_of_button() if p in live]
-            first_shower = candidates[0] if candidates else None
+            order = self.order
+            n = len(order)
+            start = self.button_index + 1
+            for i in range(n):
+                q = order[(start + i) % n]
+                if q in live:
+                    first_shower = q
+                    break
         if first_shower is None or first_shower not in live:
             return
         if self.show_order[0] != first_shower and first_shower in self.shown:

@@ -119,14 +119,21 @@ class SessionTracker:
         hand = result.hand
         prev_button = prev.hand.button
         dealt = set(result.dealt_in)
-        seats = sorted(s.seat for s in hand.seats if s.player in dealt)
-        if not seats:
+        lowest: int | None = None  # the lowest dealt-in seat, and the lowest after the previous button
+        after: int | None = None
+        for s in hand.seats:
+            if s.player in dealt:
+                seat = s.seat
+                if lowest is None or seat < lowest:
+                    lowest = seat
+                if seat > prev_button and (after is None or seat < after):
+                    after = seat
+        if lowest is None:
             return
         if prev.redeal:
             want = prev_button
         else:
-            later = [s for s in seats if s > prev_button]
-            want = later[0] if later else seats[0]
+            want = after if after is not None else lowest
         if hand.button != want:
             self._add(out, Rule.BUTTON_MOVE, hand.hand_id, hand.line + 1,
                       f"The button is on seat {hand.button}; it should have "
