@@ -8,7 +8,7 @@ append findings). The engine reads profile parameters only; it never asks which 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, cast
 
 from audit.cards import Ranking, make_deck, ranking_for
 from audit.findings import Finding, make_finding
@@ -98,15 +98,43 @@ def _seat_number(seat: Seat) -> int:
 
 
 class _Setup:
-    """What a profile fixes for every hand it audits: the ranking and the deck (built once, not per hand)."""
+    """What a profile fixes for every hand it audits: the ranking and the deck (built once, not per hand), and
+    the parameters the replay reads, as typed attributes of a compiled class (a ``Profile``'s are looked up by
+    name)."""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
+        self.name: str = profile.name
+        self.all_check_redeal: bool = profile.all_check_redeal
+        self.ante: int | None = profile.ante
+        self.bet_sizes: str = profile.bet_sizes
+        self.bet_unit: int = profile.bet_unit
+        self.betting: str = profile.betting
+        self.blinds: str = profile.blinds
+        self.draw_limit: int = profile.draw_limit
+        self.draw_limit_ace: bool = profile.draw_limit_ace
+        self.first_round_starts: str = profile.first_round_starts
+        self.max_players: int = profile.max_players
+        self.min_bet_rule: str = profile.min_bet_rule
+        self.min_bet_value: int = profile.min_bet_value
+        self.min_players: int = profile.min_players
+        self.missed_blinds: str = profile.missed_blinds
+        self.openers_jacks: bool = profile.openers_jacks
+        self.parole: bool = profile.parole
+        self.points_mode: bool = profile.points_mode
+        self.raise_cap: int | None = profile.raise_cap
+        self.raise_cap_heads_up: bool = profile.raise_cap_heads_up
+        self.raise_time_limit: int | None = profile.raise_time_limit
+        self.rake_allowed: bool = profile.rake_allowed
+        self.reshuffle: str = profile.reshuffle
+        self.second_round_starts: str = profile.second_round_starts
+        self.show_first_no_bet: str = profile.show_first_no_bet
+        self.time_limit: int | None = profile.time_limit
         self.ranking: Ranking = ranking_for(profile.ranking, profile.suit_tiebreak, profile.joker)
         self.deck_cards: frozenset[str] = frozenset(make_deck(profile.deck_size, profile.joker))
 
 
-_SETUPS: dict[int, _Setup] = {}
+_SETUPS: Final[dict[int, _Setup]] = {}
 
 
 def _setup_for(profile: Profile) -> _Setup:
@@ -119,7 +147,12 @@ def _setup_for(profile: Profile) -> _Setup:
     return setup
 
 
-_NO_CARDS: frozenset[str] = frozenset()
+_NO_CARDS: Final[frozenset[str]] = frozenset()
+# the body's line types, numbered for ``Replay.run``'s dispatch
+_KIND: Final[dict[type, int]] = {
+    Action: 0, Dealt: 1, Post: 2, Marker: 3, Discard: 4, Show: 5, Collect: 6, StandPat: 7, SummaryTotal: 8,
+    Uncalled: 9, DeckLine: 10, Muck: 11, Event: 12, Reshuffle: 13, Parole: 14, NoPlay: 15, Score: 16,
+}
 
 
 def _same_cards(cards: list[str], other: tuple[str, ...]) -> bool:
@@ -159,6 +192,7 @@ class Replay:
         setup = _setup_for(profile)
         self.hand = hand
         self.profile = profile
+        self.rules = setup
         self.session = session
         self.findings: list[Finding] = []
         self.want_steps = steps
@@ -179,8 +213,9 @@ class Replay:
         self.start = start
         self.stack = dict(start)
         not_playing: set[str] | None = None
+        noplay = NoPlay  # one look-up of the global, not one per line
         for i in hand.body:
-            if type(i) is NoPlay:
+            if type(i) is noplay:
                 if not_playing is None:
                     not_playing = set()
                 not_playing.add(i.player)
@@ -263,7 +298,7 @@ class Replay:
         return best if best >= 0 else len(order) - 1
 
     def _min_bet(self) -> int:
-        prof = self.profile
+        prof = self.rules
         if prof.min_bet_rule in ("int", "2xante"):
             return prof.min_bet_value
         if prof.min_bet_rule == "big-blind" and self.hand.game is not None:
@@ -361,86 +396,108 @@ class Replay:
         self.check_seats()
         seat_of = self.seat_of
         findings = self.findings
+        kinds = _KIND
         for item in self.hand.body:
             before = len(findings)
-            # the most frequent lines first; a line naming a player without a seat is judged and skipped
-            if type(item) is Action:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+            # one dict look-up by type (the classes are module globals: comparing with each costs a look-up
+            # too); the most frequent lines first; a line naming a player without a seat is judged, skipped
+            kind = kinds.get(type(item), -1)
+            if kind == 0:
+                a = cast(Action, item)
+                if a.player not in seat_of:
+                    self._unknown_player(a.player, a.line)
                     continue
-                self.on_action(item)
-            elif type(item) is Dealt:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_action(a)
+            elif kind == 1:
+                dl = cast(Dealt, item)
+                if dl.player not in seat_of:
+                    self._unknown_player(dl.player, dl.line)
                     continue
-                self.on_dealt(item)
-            elif type(item) is Post:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_dealt(dl)
+            elif kind == 2:
+                po = cast(Post, item)
+                if po.player not in seat_of:
+                    self._unknown_player(po.player, po.line)
                     continue
-                self.on_post(item)
-            elif type(item) is Marker:
-                self.on_marker(item)
-            elif type(item) is Discard:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_post(po)
+            elif kind == 3:
+                m = cast(Marker, item)
+                self.on_marker(m)
+            elif kind == 4:
+                di = cast(Discard, item)
+                if di.player not in seat_of:
+                    self._unknown_player(di.player, di.line)
                     continue
-                self.on_discard(item)
-            elif type(item) is Show:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_discard(di)
+            elif kind == 5:
+                sh = cast(Show, item)
+                if sh.player not in seat_of:
+                    self._unknown_player(sh.player, sh.line)
                     continue
-                self.on_show(item)
-            elif type(item) is Collect:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_show(sh)
+            elif kind == 6:
+                co = cast(Collect, item)
+                if co.player not in seat_of:
+                    self._unknown_player(co.player, co.line)
                     continue
-                self.on_collect(item)
-            elif type(item) is StandPat:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_collect(co)
+            elif kind == 7:
+                sp = cast(StandPat, item)
+                if sp.player not in seat_of:
+                    self._unknown_player(sp.player, sp.line)
                     continue
-                self.on_stand_pat(item)
-            elif type(item) is SummaryTotal:
-                self.on_summary(item)
-            elif type(item) is Uncalled:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_stand_pat(sp)
+            elif kind == 8:
+                su = cast(SummaryTotal, item)
+                self.on_summary(su)
+            elif kind == 9:
+                un = cast(Uncalled, item)
+                if un.player not in seat_of:
+                    self._unknown_player(un.player, un.line)
                     continue
-                self.on_uncalled(item)
-            elif type(item) is DeckLine:
-                self.on_deck(item)
-            elif type(item) is Muck:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_uncalled(un)
+            elif kind == 10:
+                de = cast(DeckLine, item)
+                self.on_deck(de)
+            elif kind == 11:
+                mu = cast(Muck, item)
+                if mu.player not in seat_of:
+                    self._unknown_player(mu.player, mu.line)
                     continue
-                self.on_muck(item)
-            elif type(item) is Event:
-                self.on_event(item)
-            elif type(item) is Reshuffle:
-                self.on_reshuffle(item)
-            elif type(item) is Parole:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_muck(mu)
+            elif kind == 12:
+                ev = cast(Event, item)
+                self.on_event(ev)
+            elif kind == 13:
+                re = cast(Reshuffle, item)
+                self.on_reshuffle(re)
+            elif kind == 14:
+                pa = cast(Parole, item)
+                if pa.player not in seat_of:
+                    self._unknown_player(pa.player, pa.line)
                     continue
-                self.on_parole(item)
-            elif type(item) is NoPlay:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_parole(pa)
+            elif kind == 15:
+                np = cast(NoPlay, item)
+                if np.player not in seat_of:
+                    self._unknown_player(np.player, np.line)
                     continue
-                self.on_noplay(item)
-            elif type(item) is Score:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_noplay(np)
+            elif kind == 16:
+                sc = cast(Score, item)
+                if sc.player not in seat_of:
+                    self._unknown_player(sc.player, sc.line)
                     continue
-                self.on_score(item)
+                self.on_score(sc)
             else:
                 raise KeyError(type(item))
-            self.last_line = item.line
+            row: tuple[Any, ...] = item  # every line's first field is its line number
+            line: int = row[0]
+            self.last_line = line
             steps = self.steps
             if steps is not None and len(findings) > before:
-                if not steps or steps[-1]["line"] != item.line:
-                    self.record(item.line, item)
+                if not steps or steps[-1]["line"] != line:
+                    self.record(line, item)
                 steps[-1]["findings"].extend(f.as_dict() for f in findings[before:])
         return self.finish()
 
@@ -450,7 +507,7 @@ class Replay:
     # ------------------------------------------------------------------ seats, forced bets, dealing
     def check_seats(self) -> None:
         n = len(self.order)
-        prof = self.profile
+        prof = self.rules
         if not (prof.min_players <= n <= prof.max_players):
             self.add(Rule.SEAT_COUNT, self.hand.line,
                      f"{n} players were dealt in; this game is for {prof.min_players} to {prof.max_players}.",
@@ -492,7 +549,7 @@ class Replay:
 
     def check_forced_bets(self, line: int) -> None:
         """At the deal: antes and blinds as the profile requires."""
-        prof = self.profile
+        prof = self.rules
         if self.points_mode:
             return
         ante = prof.ante
@@ -780,25 +837,25 @@ class Replay:
         return n
 
     def round_min_bet(self, street: str) -> int:
-        if self.profile.betting == "fixed-limit" or (self.profile.betting == "log" and self.hand.game is not None
+        if self.rules.betting == "fixed-limit" or (self.rules.betting == "log" and self.hand.game is not None
                                                      and self.hand.game.betting == "fixed-limit"):
             return self.fixed_bet_size(street)
         return self.min_bet
 
     def fixed_bet_size(self, street: str) -> int:
         game = self.hand.game
-        if game is not None and self.profile.bet_sizes == "big-blind":
+        if game is not None and self.rules.bet_sizes == "big-blind":
             return game.small if street == "first" else game.big
         return self.min_bet if street == "first" else 2 * self.min_bet
 
     def betting(self) -> str:
-        if self.profile.betting == "log":
+        if self.rules.betting == "log":
             return self.hand.game.betting if self.hand.game is not None else "no-limit"
-        return self.profile.betting
+        return self.rules.betting
 
     def round_start(self, street: str) -> str | None:
         """Who acts first in the round, per the profile."""
-        prof = self.profile
+        prof = self.rules
         rule = prof.first_round_starts if street == "first" else prof.second_round_starts
         if rule == "left-of-last-blind":
             last = self.last_blind()
@@ -922,7 +979,7 @@ class Replay:
                      player=p, expected=expected, actual=p)
 
     def check_time(self, a: Action) -> None:
-        prof = self.profile
+        prof = self.rules
         if prof.time_limit is not None and a.took is not None and a.took > prof.time_limit and not a.timed_out:
             self.add(Rule.TIME_LIMIT, a.line, f"{a.player} took {a.took:g}s; the limit is {prof.time_limit}s.",
                      player=a.player, expected=f"at most {prof.time_limit}s", actual=f"{a.took:g}s")
@@ -1005,7 +1062,7 @@ class Replay:
 
     def check_open(self, a: Action, rnd: BettingRound, all_in: bool) -> None:
         """Openers (jacks or better) when the profile requires them."""
-        if self.street != "first" or not self.profile.openers_jacks or rnd.opener is not None:
+        if self.street != "first" or not self.rules.openers_jacks or rnd.opener is not None:
             return
         cards = self.cards.get(a.player)
         if cards is None or len(cards) != 5:
@@ -1020,7 +1077,7 @@ class Replay:
                    unit: bool = True) -> None:
         """Bet units (qdan), pot limit and fixed-limit sizes and cap; ``to``: the player's total after it."""
         p = a.player
-        bet_unit = self.profile.bet_unit
+        bet_unit = self.rules.bet_unit
         if unit and bet_unit > 1 and not all_in and increment % bet_unit:
             self.add(Rule.BET_UNIT, a.line, f"{p}'s {a.kind} of {increment} is not a multiple of {bet_unit}.",
                      player=p, expected=f"a multiple of {bet_unit}", actual=increment)
@@ -1041,9 +1098,9 @@ class Replay:
                                   else f" (completing the last full bet of {rnd.full_to})")
                     msg = f"{p} raised to {to}; in this round a raise is one bet of {size}, so to {target}{completing}."
                 self.add(Rule.BET_FIXED_SIZE, a.line, msg, player=p, expected=target, actual=to)
-            cap = self.profile.raise_cap
+            cap = self.rules.raise_cap
             heads_up = len([q for q in self.active()]) == 2
-            if cap is not None and (self.profile.raise_cap_heads_up or not heads_up) and rnd.raises >= cap:
+            if cap is not None and (self.rules.raise_cap_heads_up or not heads_up) and rnd.raises >= cap:
                 self.add(Rule.RAISE_CAP, a.line, f"{p} raised after the cap of {cap} bets was reached.",
                          player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1)
 
@@ -1181,7 +1238,7 @@ class Replay:
         """``parole = yes``: only the first player to act in the second round may offer, before any chips go in;
         the others still in answer in turn; one acceptance splits every pot, all declining lets play go on."""
         p = item.player
-        if not self.profile.parole:
+        if not self.rules.parole:
             if self.parole_state is None:
                 self.add(Rule.PAROLE, item.line, "Parole is not part of this game.", player=p,
                          expected="no parole", actual=f"{p} {item.kind}s parole")
@@ -1294,10 +1351,10 @@ class Replay:
     def on_stand_pat(self, s: StandPat) -> None:
         self.begin_draw_item(s.player, s.line)
         self.drew.add(s.player)
-        if s.took is not None and self.profile.time_limit is not None and s.took > self.profile.time_limit \
+        if s.took is not None and self.rules.time_limit is not None and s.took > self.rules.time_limit \
                 and not s.timed_out:
             self.add(Rule.TIME_LIMIT, s.line, f"{s.player} took {s.took:g}s to draw; the limit is "
-                     f"{self.profile.time_limit}s.", player=s.player)
+                     f"{self.rules.time_limit}s.", player=s.player)
         if self.steps is not None:
             self.record(s.line, s)
 
@@ -1305,9 +1362,9 @@ class Replay:
         p = d.player
         self.begin_draw_item(p, d.line)
         self.drew.add(p)
-        if d.took is not None and self.profile.time_limit is not None and d.took > self.profile.time_limit:
+        if d.took is not None and self.rules.time_limit is not None and d.took > self.rules.time_limit:
             self.add(Rule.TIME_LIMIT, d.line, f"{p} took {d.took:g}s to draw; the limit is "
-                     f"{self.profile.time_limit}s.", player=p)
+                     f"{self.rules.time_limit}s.", player=p)
         hand = self.cards.get(p)
         if d.cards is not None:
             if len(d.cards) != d.count:
@@ -1328,7 +1385,7 @@ class Replay:
 
     def check_draw_limit(self, p: str, d: Discard, count: int) -> None:
         """``draw-limit``: at most N cards; under ``3+ace`` one more when the kept cards hold an ace or the joker."""
-        prof = self.profile
+        prof = self.rules
         limit = prof.draw_limit
         if prof.draw_limit_ace:
             hand = self.cards.get(p)
@@ -1360,7 +1417,7 @@ class Replay:
         nxt = self._next_discard_count(r)
         if nxt is not None:
             need = nxt
-        if self.profile.reshuffle == "not-audited":
+        if self.rules.reshuffle == "not-audited":
             return
         remaining = self.remaining_stub_set()
         if need and self.stub_size() >= need:
@@ -1375,7 +1432,7 @@ class Replay:
             others.update(self.cards.get(q, ()))
         others -= self.back_in_stub_drawn
         listed = set(r.cards)
-        if self.profile.reshuffle == "merge-stub":
+        if self.rules.reshuffle == "merge-stub":
             allowed = remaining | others
             must = remaining
         else:
@@ -1385,7 +1442,7 @@ class Replay:
         lacking = sorted(must - listed)
         if bad or lacking or (self.known_cards and listed != allowed):
             parts = []
-            stub_left = sorted(set(bad) & remaining) if self.profile.reshuffle == "stub-first" else []
+            stub_left = sorted(set(bad) & remaining) if self.rules.reshuffle == "stub-first" else []
             if stub_left:
                 parts.append(f"it holds the stub's last {' '.join(stub_left)}, which are dealt first, not shuffled")
             if sorted(set(bad) - set(stub_left)):
@@ -1397,7 +1454,7 @@ class Replay:
                 parts.append(f"it leaves out {' '.join(missing_discards)}")
             self.add(Rule.RESHUFFLE, r.line, "The reshuffled stub is wrong: " + "; ".join(parts) + ".",
                      player=p, expected=" ".join(sorted(allowed)), actual=" ".join(r.cards))
-        if self.profile.reshuffle == "stub-first":
+        if self.rules.reshuffle == "stub-first":
             if self.stub is not None:
                 old = self.stub
             else:  # the old stub's cards are known, their order is not
@@ -1620,7 +1677,7 @@ class Replay:
         if self.round is not None:
             self.close_round(self.last_line)
         hand = self.hand
-        prof = self.profile
+        prof = self.rules
         redeal = bool(self.redeal_line)
         self.check_redeal(redeal)
         contrib = self.contrib
@@ -1719,7 +1776,7 @@ class Replay:
     def check_redeal(self, redeal: bool) -> None:
         """``all-check = redeal`` (with ``second-round-starts = opener``) and ``openers = jacks``: a first round in
         which nobody bet ends in a redeal; any other hand must not."""
-        prof = self.profile
+        prof = self.rules
         first = self.rounds.get("first")
         everyone_checked = first is not None and not first.any_bet and not self.folded
         required = everyone_checked and (prof.all_check_redeal or prof.openers_jacks) and not self.points_mode
@@ -1817,7 +1874,7 @@ class Replay:
                 continue
             target["collected"][c.player] = target["collected"].get(c.player, 0) + c.amount
             target.setdefault("lines", {})[c.player] = c.line
-        if self.profile.rake_allowed:
+        if self.rules.rake_allowed:
             self.take_rake(results)
         for r in results:
             self.judge_pot(r)
@@ -1925,7 +1982,7 @@ class Replay:
         first_shower: str | None = None
         if second is not None and second.last_aggressor is not None:
             first_shower = second.last_aggressor
-        elif self.profile.show_first_no_bet == "first-to-act" and second is not None and second.first_actor:
+        elif self.rules.show_first_no_bet == "first-to-act" and second is not None and second.first_actor:
             first_shower = second.first_actor
         else:
             order = self.order
