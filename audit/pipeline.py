@@ -138,7 +138,7 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
         if len(findings) > MAX_FINDINGS_PER_RULE:
             findings = _capped(findings, hand, session)
     result.findings = findings
-    return Audited(findings, result=result, session=session, profile=profile.name, hand=hand)
+    return Audited(findings, result=result, session=session, profile=result.profile, hand=hand)
 
 
 def _finding_line(f: Finding) -> int:

@@ -535,7 +535,11 @@ class Replay:
             self.add(rule, post.line, f"{p} posted but is not dealt in this hand.", player=p)
         if self.street not in ("pre",):
             self.add(Rule.ACTION_NOT_ALLOWED, post.line, f"{p} posted after the cards were dealt.", player=p)
-        self.posted.setdefault(p, []).append(post)
+        mine = self.posted.get(p)
+        if mine is None:
+            self.posted[p] = [post]
+        else:
+            mine.append(post)
         self.put_in(p, post.amount, post.line, post.all_in, post.kind, True)
         if post.kind in ("small", "big", "over", "live", "both"):  # live: a bet of the first round
             self.pre_bets[p] = self.pre_bets.get(p, 0) + post.amount
@@ -723,13 +727,8 @@ class Replay:
                         break
                 if not clean:
                     break
-        else:
-            seen_fast: set[str] = set()
-            for c in cards:
-                if c not in deck or c in seen_fast:
-                    clean = False
-                    break
-                seen_fast.add(c)
+        else:  # a deck or a stub: set operations
+            clean = deck.issuperset(cards) and len(set(cards)) == n
         if clean:
             return True
         if player is not None:
@@ -1517,7 +1516,11 @@ class Replay:
         self.check_card_list(new, d.line, "'s new cards", p)
         self.take_from_stub(p, new, d.line)
         if discarded is not None:
-            self.discarded.setdefault(p, []).extend(discarded)
+            gone = self.discarded.get(p)
+            if gone is None:
+                self.discarded[p] = list(discarded)
+            else:
+                gone.extend(discarded)
         if not self.loose_cards:
             used = self.used
             for c in kept:
@@ -1873,7 +1876,10 @@ class Replay:
                          " that does not exist.", player=c.player, actual=c.amount, street="summary")
                 continue
             target["collected"][c.player] = target["collected"].get(c.player, 0) + c.amount
-            target.setdefault("lines", {})[c.player] = c.line
+            lines = target.get("lines")
+            if lines is None:
+                lines = target["lines"] = {}
+            lines[c.player] = c.line
         if self.rules.rake_allowed:
             self.take_rake(results)
         for r in results:
