@@ -32,6 +32,18 @@ class Audited:
     profile: str | None = None
     hand: Hand | None = None  # the hand read (also when it was not replayed: an unsupported game)
 
+    # Written out (the dataclass keeps it): the generated one runs as interpreted code, once per hand.
+    def __init__(self, findings: list[Finding], result: HandResult | None = None, failure: ParseFailure | None = None,
+                 block: RawBlock | None = None, session: str | None = None, profile: str | None = None,
+                 hand: Hand | None = None) -> None:
+        self.findings = findings
+        self.result = result
+        self.failure = failure
+        self.block = block
+        self.session = session
+        self.profile = profile
+        self.hand = hand
+
 
 @dataclass
 class FileContext:

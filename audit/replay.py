@@ -50,6 +50,29 @@ class HandResult:
     steps: list[dict[str, Any]] | None = None
     points: dict[str, int] = field(default_factory=dict)
 
+    # Written out (the dataclass keeps it): the generated one runs as interpreted code, once per hand.
+    def __init__(self, hand: Hand, profile: str, session: str | None, findings: list[Finding],
+                 pots: list[PotResult], should_receive: dict[str, int], received: dict[str, int],
+                 contributions: dict[str, int], start_stacks: dict[str, int], end_stacks: dict[str, int],
+                 dealt_in: list[str], redeal: bool = False, pot_total: int = 0, rake: int = 0,
+                 steps: list[dict[str, Any]] | None = None, points: dict[str, int] | None = None) -> None:
+        self.hand = hand
+        self.profile = profile
+        self.session = session
+        self.findings = findings
+        self.pots = pots
+        self.should_receive = should_receive
+        self.received = received
+        self.contributions = contributions
+        self.start_stacks = start_stacks
+        self.end_stacks = end_stacks
+        self.dealt_in = dealt_in
+        self.redeal = redeal
+        self.pot_total = pot_total
+        self.rake = rake
+        self.steps = steps
+        self.points = {} if points is None else points
+
 
 class BettingRound:
     """The state of one betting round and what is legal in it."""
@@ -283,7 +306,7 @@ class Replay:
         self.shown_cards_all: set[str] = set()  # cards shown so far (site logs: hidden hands)
         self._draw_closed = False
         self.loose_cards = False  # some hand in ``cards`` holds a card that is not in ``used``
-        self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
+        self.points_mode = setup.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
 
     # ------------------------------------------------------------------ helpers
     def _button_index(self) -> int:
