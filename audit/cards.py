@@ -337,10 +337,13 @@ class Ranking:
         code = self._code
         try:
             a, b, c, d, e = cards
-            total = code[a] + code[b] + code[c] + code[d] + code[e]
+            ca, cb, cc, cd, ce = code[a], code[b], code[c], code[d], code[e]
         except (KeyError, ValueError, TypeError):
             return self._best(self._checked(cards))[0]
-        if len({a, b, c, d, e}) != 5:
+        total = ca + cb + cc + cd + ce
+        # each card has its own code: equal codes are the same card twice
+        if ca == cb or ca == cc or ca == cd or ca == ce or cb == cc or cb == cd or cb == ce or cc == cd \
+                or cc == ce or cd == ce:
             raise ValueError(f"duplicate card in hand {list(cards)!r}")
         if not self.suit_tiebreak:
             if total >> _SUIT_SHIFT in _FLUSH_SUITS:

@@ -32,6 +32,18 @@ class Audited:
     profile: str | None = None
     hand: Hand | None = None  # the hand read (also when it was not replayed: an unsupported game)
 
+    # Written out (the dataclass keeps it): the generated one runs as interpreted code, once per hand.
+    def __init__(self, findings: list[Finding], result: HandResult | None = None, failure: ParseFailure | None = None,
+                 block: RawBlock | None = None, session: str | None = None, profile: str | None = None,
+                 hand: Hand | None = None) -> None:
+        self.findings = findings
+        self.result = result
+        self.failure = failure
+        self.block = block
+        self.session = session
+        self.profile = profile
+        self.hand = hand
+
 
 @dataclass
 class FileContext:
@@ -133,10 +145,16 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
     if tracker is not None:
         findings.extend(tracker.feed(result))
         tracker.after_hand(findings, result)
-    findings.sort(key=lambda f: f.line)
-    findings = _capped(findings, hand, session)
+    if len(findings) > 1:
+        findings.sort(key=_finding_line)
+        if len(findings) > MAX_FINDINGS_PER_RULE:
+            findings = _capped(findings, hand, session)
     result.findings = findings
-    return Audited(findings, result=result, session=session, profile=profile.name, hand=hand)
+    return Audited(findings, result=result, session=session, profile=result.profile, hand=hand)
+
+
+def _finding_line(f: Finding) -> int:
+    return f.line
 
 
 def _capped(findings: list[Finding], hand: Hand, session: str | None) -> list[Finding]:

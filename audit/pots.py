@@ -40,33 +40,39 @@ def build_pots(contributions: Mapping[str, int], live: Iterable[str], seat_order
     Chips above the last live level (possible only in a log that is wrong) go to the last pot.
     """
     live_set = set(live)
-    levels = sorted({contributions.get(p, 0) for p in live_set if contributions.get(p, 0) > 0})
-    if not levels:
-        total = sum(contributions.values()) + dead
-        eligible = tuple(p for p in seat_order if p in live_set)
+    level_set: set[int] = set()
+    for p in live_set:
+        level = contributions.get(p, 0)
+        if level > 0:
+            level_set.add(level)
+    if not level_set:
+        total = dead
+        for amount_in in contributions.values():
+            total += amount_in
+        eligible = tuple([p for p in seat_order if p in live_set])
         return [Pot("pot", total, eligible)] if total or eligible else []
-    pots: list[Pot] = []
+    amounts: list[int] = []
+    eligibles: list[tuple[str, ...]] = []
     previous = 0
-    for level in levels:
+    for level in sorted(level_set):
         amount = 0
         for amount_in in contributions.values():
             if amount_in > previous:
-                amount += min(amount_in, level) - previous
-        eligible = tuple(p for p in seat_order if p in live_set and contributions.get(p, 0) >= level)
-        if pots and eligible == pots[-1].eligible:
-            last = pots[-1]
-            pots[-1] = last._replace(amount=last.amount + amount)
+                amount += (amount_in if amount_in < level else level) - previous
+        eligible = tuple([p for p in seat_order if p in live_set and contributions.get(p, 0) >= level])
+        if eligibles and eligible == eligibles[-1]:
+            amounts[-1] += amount
         else:
-            pots.append(Pot("", amount, eligible))
+            amounts.append(amount)
+            eligibles.append(eligible)
         previous = level
-    above = sum(max(0, a - previous) for a in contributions.values())
-    if above:
-        pots[-1] = pots[-1]._replace(amount=pots[-1].amount + above)
-    if dead:
-        pots[0] = pots[0]._replace(amount=pots[0].amount + dead)
-    if len(pots) == 1:
-        return [pots[0]._replace(name="pot")]
-    return [p._replace(name="main" if i == 0 else f"side-{i}") for i, p in enumerate(pots)]
+    for amount_in in contributions.values():
+        if amount_in > previous:
+            amounts[-1] += amount_in - previous
+    amounts[0] += dead
+    if len(amounts) == 1:
+        return [Pot("pot", amounts[0], eligibles[0])]
+    return [Pot("main" if i == 0 else f"side-{i}", amounts[i], eligibles[i]) for i in range(len(amounts))]
 
 
 def odd_chip_order(seat_order: Sequence[str], button_index: int) -> list[str]:

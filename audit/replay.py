@@ -8,7 +8,7 @@ append findings). The engine reads profile parameters only; it never asks which 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, cast
 
 from audit.cards import Ranking, make_deck, ranking_for
 from audit.findings import Finding, make_finding
@@ -49,6 +49,29 @@ class HandResult:
     rake: int = 0
     steps: list[dict[str, Any]] | None = None
     points: dict[str, int] = field(default_factory=dict)
+
+    # Written out (the dataclass keeps it): the generated one runs as interpreted code, once per hand.
+    def __init__(self, hand: Hand, profile: str, session: str | None, findings: list[Finding],
+                 pots: list[PotResult], should_receive: dict[str, int], received: dict[str, int],
+                 contributions: dict[str, int], start_stacks: dict[str, int], end_stacks: dict[str, int],
+                 dealt_in: list[str], redeal: bool = False, pot_total: int = 0, rake: int = 0,
+                 steps: list[dict[str, Any]] | None = None, points: dict[str, int] | None = None) -> None:
+        self.hand = hand
+        self.profile = profile
+        self.session = session
+        self.findings = findings
+        self.pots = pots
+        self.should_receive = should_receive
+        self.received = received
+        self.contributions = contributions
+        self.start_stacks = start_stacks
+        self.end_stacks = end_stacks
+        self.dealt_in = dealt_in
+        self.redeal = redeal
+        self.pot_total = pot_total
+        self.rake = rake
+        self.steps = steps
+        self.points = {} if points is None else points
 
 
 class BettingRound:
@@ -98,15 +121,43 @@ def _seat_number(seat: Seat) -> int:
 
 
 class _Setup:
-    """What a profile fixes for every hand it audits: the ranking and the deck (built once, not per hand)."""
+    """What a profile fixes for every hand it audits: the ranking and the deck (built once, not per hand), and
+    the parameters the replay reads, as typed attributes of a compiled class (a ``Profile``'s are looked up by
+    name)."""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
+        self.name: str = profile.name
+        self.all_check_redeal: bool = profile.all_check_redeal
+        self.ante: int | None = profile.ante
+        self.bet_sizes: str = profile.bet_sizes
+        self.bet_unit: int = profile.bet_unit
+        self.betting: str = profile.betting
+        self.blinds: str = profile.blinds
+        self.draw_limit: int = profile.draw_limit
+        self.draw_limit_ace: bool = profile.draw_limit_ace
+        self.first_round_starts: str = profile.first_round_starts
+        self.max_players: int = profile.max_players
+        self.min_bet_rule: str = profile.min_bet_rule
+        self.min_bet_value: int = profile.min_bet_value
+        self.min_players: int = profile.min_players
+        self.missed_blinds: str = profile.missed_blinds
+        self.openers_jacks: bool = profile.openers_jacks
+        self.parole: bool = profile.parole
+        self.points_mode: bool = profile.points_mode
+        self.raise_cap: int | None = profile.raise_cap
+        self.raise_cap_heads_up: bool = profile.raise_cap_heads_up
+        self.raise_time_limit: int | None = profile.raise_time_limit
+        self.rake_allowed: bool = profile.rake_allowed
+        self.reshuffle: str = profile.reshuffle
+        self.second_round_starts: str = profile.second_round_starts
+        self.show_first_no_bet: str = profile.show_first_no_bet
+        self.time_limit: int | None = profile.time_limit
         self.ranking: Ranking = ranking_for(profile.ranking, profile.suit_tiebreak, profile.joker)
         self.deck_cards: frozenset[str] = frozenset(make_deck(profile.deck_size, profile.joker))
 
 
-_SETUPS: dict[int, _Setup] = {}
+_SETUPS: Final[dict[int, _Setup]] = {}
 
 
 def _setup_for(profile: Profile) -> _Setup:
@@ -119,7 +170,12 @@ def _setup_for(profile: Profile) -> _Setup:
     return setup
 
 
-_NO_CARDS: frozenset[str] = frozenset()
+_NO_CARDS: Final[frozenset[str]] = frozenset()
+# the body's line types, numbered for ``Replay.run``'s dispatch
+_KIND: Final[dict[type, int]] = {
+    Action: 0, Dealt: 1, Post: 2, Marker: 3, Discard: 4, Show: 5, Collect: 6, StandPat: 7, SummaryTotal: 8,
+    Uncalled: 9, DeckLine: 10, Muck: 11, Event: 12, Reshuffle: 13, Parole: 14, NoPlay: 15, Score: 16,
+}
 
 
 def _same_cards(cards: list[str], other: tuple[str, ...]) -> bool:
@@ -159,6 +215,7 @@ class Replay:
         setup = _setup_for(profile)
         self.hand = hand
         self.profile = profile
+        self.rules = setup
         self.session = session
         self.findings: list[Finding] = []
         self.want_steps = steps
@@ -179,8 +236,9 @@ class Replay:
         self.start = start
         self.stack = dict(start)
         not_playing: set[str] | None = None
+        noplay = NoPlay  # one look-up of the global, not one per line
         for i in hand.body:
-            if type(i) is NoPlay:
+            if type(i) is noplay:
                 if not_playing is None:
                     not_playing = set()
                 not_playing.add(i.player)
@@ -248,7 +306,7 @@ class Replay:
         self.shown_cards_all: set[str] = set()  # cards shown so far (site logs: hidden hands)
         self._draw_closed = False
         self.loose_cards = False  # some hand in ``cards`` holds a card that is not in ``used``
-        self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
+        self.points_mode = setup.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
 
     # ------------------------------------------------------------------ helpers
     def _button_index(self) -> int:
@@ -263,7 +321,7 @@ class Replay:
         return best if best >= 0 else len(order) - 1
 
     def _min_bet(self) -> int:
-        prof = self.profile
+        prof = self.rules
         if prof.min_bet_rule in ("int", "2xante"):
             return prof.min_bet_value
         if prof.min_bet_rule == "big-blind" and self.hand.game is not None:
@@ -361,86 +419,108 @@ class Replay:
         self.check_seats()
         seat_of = self.seat_of
         findings = self.findings
+        kinds = _KIND
         for item in self.hand.body:
             before = len(findings)
-            # the most frequent lines first; a line naming a player without a seat is judged and skipped
-            if type(item) is Action:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+            # one dict look-up by type (the classes are module globals: comparing with each costs a look-up
+            # too); the most frequent lines first; a line naming a player without a seat is judged, skipped
+            kind = kinds.get(type(item), -1)
+            if kind == 0:
+                a = cast(Action, item)
+                if a.player not in seat_of:
+                    self._unknown_player(a.player, a.line)
                     continue
-                self.on_action(item)
-            elif type(item) is Dealt:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_action(a)
+            elif kind == 1:
+                dl = cast(Dealt, item)
+                if dl.player not in seat_of:
+                    self._unknown_player(dl.player, dl.line)
                     continue
-                self.on_dealt(item)
-            elif type(item) is Post:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_dealt(dl)
+            elif kind == 2:
+                po = cast(Post, item)
+                if po.player not in seat_of:
+                    self._unknown_player(po.player, po.line)
                     continue
-                self.on_post(item)
-            elif type(item) is Marker:
-                self.on_marker(item)
-            elif type(item) is Discard:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_post(po)
+            elif kind == 3:
+                m = cast(Marker, item)
+                self.on_marker(m)
+            elif kind == 4:
+                di = cast(Discard, item)
+                if di.player not in seat_of:
+                    self._unknown_player(di.player, di.line)
                     continue
-                self.on_discard(item)
-            elif type(item) is Show:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_discard(di)
+            elif kind == 5:
+                sh = cast(Show, item)
+                if sh.player not in seat_of:
+                    self._unknown_player(sh.player, sh.line)
                     continue
-                self.on_show(item)
-            elif type(item) is Collect:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_show(sh)
+            elif kind == 6:
+                co = cast(Collect, item)
+                if co.player not in seat_of:
+                    self._unknown_player(co.player, co.line)
                     continue
-                self.on_collect(item)
-            elif type(item) is StandPat:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_collect(co)
+            elif kind == 7:
+                sp = cast(StandPat, item)
+                if sp.player not in seat_of:
+                    self._unknown_player(sp.player, sp.line)
                     continue
-                self.on_stand_pat(item)
-            elif type(item) is SummaryTotal:
-                self.on_summary(item)
-            elif type(item) is Uncalled:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_stand_pat(sp)
+            elif kind == 8:
+                su = cast(SummaryTotal, item)
+                self.on_summary(su)
+            elif kind == 9:
+                un = cast(Uncalled, item)
+                if un.player not in seat_of:
+                    self._unknown_player(un.player, un.line)
                     continue
-                self.on_uncalled(item)
-            elif type(item) is DeckLine:
-                self.on_deck(item)
-            elif type(item) is Muck:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_uncalled(un)
+            elif kind == 10:
+                de = cast(DeckLine, item)
+                self.on_deck(de)
+            elif kind == 11:
+                mu = cast(Muck, item)
+                if mu.player not in seat_of:
+                    self._unknown_player(mu.player, mu.line)
                     continue
-                self.on_muck(item)
-            elif type(item) is Event:
-                self.on_event(item)
-            elif type(item) is Reshuffle:
-                self.on_reshuffle(item)
-            elif type(item) is Parole:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_muck(mu)
+            elif kind == 12:
+                ev = cast(Event, item)
+                self.on_event(ev)
+            elif kind == 13:
+                re = cast(Reshuffle, item)
+                self.on_reshuffle(re)
+            elif kind == 14:
+                pa = cast(Parole, item)
+                if pa.player not in seat_of:
+                    self._unknown_player(pa.player, pa.line)
                     continue
-                self.on_parole(item)
-            elif type(item) is NoPlay:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_parole(pa)
+            elif kind == 15:
+                np = cast(NoPlay, item)
+                if np.player not in seat_of:
+                    self._unknown_player(np.player, np.line)
                     continue
-                self.on_noplay(item)
-            elif type(item) is Score:
-                if item.player not in seat_of:
-                    self._unknown_player(item.player, item.line)
+                self.on_noplay(np)
+            elif kind == 16:
+                sc = cast(Score, item)
+                if sc.player not in seat_of:
+                    self._unknown_player(sc.player, sc.line)
                     continue
-                self.on_score(item)
+                self.on_score(sc)
             else:
                 raise KeyError(type(item))
-            self.last_line = item.line
+            row: tuple[Any, ...] = item  # every line's first field is its line number
+            line: int = row[0]
+            self.last_line = line
             steps = self.steps
             if steps is not None and len(findings) > before:
-                if not steps or steps[-1]["line"] != item.line:
-                    self.record(item.line, item)
+                if not steps or steps[-1]["line"] != line:
+                    self.record(line, item)
                 steps[-1]["findings"].extend(f.as_dict() for f in findings[before:])
         return self.finish()
 
@@ -450,7 +530,7 @@ class Replay:
     # ------------------------------------------------------------------ seats, forced bets, dealing
     def check_seats(self) -> None:
         n = len(self.order)
-        prof = self.profile
+        prof = self.rules
         if not (prof.min_players <= n <= prof.max_players):
             self.add(Rule.SEAT_COUNT, self.hand.line,
                      f"{n} players were dealt in; this game is for {prof.min_players} to {prof.max_players}.",
@@ -478,7 +558,11 @@ class Replay:
             self.add(rule, post.line, f"{p} posted but is not dealt in this hand.", player=p)
         if self.street not in ("pre",):
             self.add(Rule.ACTION_NOT_ALLOWED, post.line, f"{p} posted after the cards were dealt.", player=p)
-        self.posted.setdefault(p, []).append(post)
+        mine = self.posted.get(p)
+        if mine is None:
+            self.posted[p] = [post]
+        else:
+            mine.append(post)
         self.put_in(p, post.amount, post.line, post.all_in, post.kind, True)
         if post.kind in ("small", "big", "over", "live", "both"):  # live: a bet of the first round
             self.pre_bets[p] = self.pre_bets.get(p, 0) + post.amount
@@ -492,21 +576,33 @@ class Replay:
 
     def check_forced_bets(self, line: int) -> None:
         """At the deal: antes and blinds as the profile requires."""
-        prof = self.profile
+        prof = self.rules
         if self.points_mode:
             return
         ante = prof.ante
         if ante:
+            posted = self.posted
             for p in self.order:
-                posts = [x for x in self.posted.get(p, []) if x.kind == "ante"]
-                total = sum(x.amount for x in posts)
-                short_all_in = bool(posts) and posts[-1].all_in and total < ante
+                total = 0
+                count = 0
+                first_line = 0
+                last_all_in = False
+                mine = posted.get(p)
+                if mine is not None:
+                    for x in mine:
+                        if x.kind == "ante":
+                            if not count:
+                                first_line = x.line
+                            count += 1
+                            total += x.amount
+                            last_all_in = x.all_in
+                short_all_in = count > 0 and last_all_in and total < ante
                 if total != ante and not short_all_in:
-                    if not posts:
+                    if not count:
                         msg = f"{p} did not post the ante of {ante}."
                     else:
                         msg = f"{p} posted an ante of {total}; the ante is {ante}."
-                    self.add(Rule.ANTE_WRONG, posts[0].line if posts else line, msg, player=p, expected=ante,
+                    self.add(Rule.ANTE_WRONG, first_line if count else line, msg, player=p, expected=ante,
                              actual=total, street="pre")
         elif ante == 0:
             for p, posts in self.posted.items():
@@ -654,13 +750,8 @@ class Replay:
                         break
                 if not clean:
                     break
-        else:
-            seen_fast: set[str] = set()
-            for c in cards:
-                if c not in deck or c in seen_fast:
-                    clean = False
-                    break
-                seen_fast.add(c)
+        else:  # a deck or a stub: set operations
+            clean = deck.issuperset(cards) and len(set(cards)) == n
         if clean:
             return True
         if player is not None:
@@ -720,7 +811,8 @@ class Replay:
         n = len(seats)
         for i, p in enumerate(seats):
             expected = [deck[i + k * n] for k in range(5) if i + k * n < len(deck)]
-            if sorted(expected) != sorted(self.cards[p]):
+            held = self.cards[p]
+            if not _same_cards(expected, held) and sorted(expected) != sorted(held):
                 self.add(Rule.DEAL_ORDER, line,
                          f"{p} should have been dealt {' '.join(expected)} from the top of the deck.",
                          player=p, expected=" ".join(expected), actual=" ".join(self.cards[p]), street="deal")
@@ -767,25 +859,25 @@ class Replay:
         return n
 
     def round_min_bet(self, street: str) -> int:
-        if self.profile.betting == "fixed-limit" or (self.profile.betting == "log" and self.hand.game is not None
+        if self.rules.betting == "fixed-limit" or (self.rules.betting == "log" and self.hand.game is not None
                                                      and self.hand.game.betting == "fixed-limit"):
             return self.fixed_bet_size(street)
         return self.min_bet
 
     def fixed_bet_size(self, street: str) -> int:
         game = self.hand.game
-        if game is not None and self.profile.bet_sizes == "big-blind":
+        if game is not None and self.rules.bet_sizes == "big-blind":
             return game.small if street == "first" else game.big
         return self.min_bet if street == "first" else 2 * self.min_bet
 
     def betting(self) -> str:
-        if self.profile.betting == "log":
+        if self.rules.betting == "log":
             return self.hand.game.betting if self.hand.game is not None else "no-limit"
-        return self.profile.betting
+        return self.rules.betting
 
     def round_start(self, street: str) -> str | None:
         """Who acts first in the round, per the profile."""
-        prof = self.profile
+        prof = self.rules
         rule = prof.first_round_starts if street == "first" else prof.second_round_starts
         if rule == "left-of-last-blind":
             last = self.last_blind()
@@ -909,7 +1001,7 @@ class Replay:
                      player=p, expected=expected, actual=p)
 
     def check_time(self, a: Action) -> None:
-        prof = self.profile
+        prof = self.rules
         if prof.time_limit is not None and a.took is not None and a.took > prof.time_limit and not a.timed_out:
             self.add(Rule.TIME_LIMIT, a.line, f"{a.player} took {a.took:g}s; the limit is {prof.time_limit}s.",
                      player=a.player, expected=f"at most {prof.time_limit}s", actual=f"{a.took:g}s")
@@ -992,7 +1084,7 @@ class Replay:
 
     def check_open(self, a: Action, rnd: BettingRound, all_in: bool) -> None:
         """Openers (jacks or better) when the profile requires them."""
-        if self.street != "first" or not self.profile.openers_jacks or rnd.opener is not None:
+        if self.street != "first" or not self.rules.openers_jacks or rnd.opener is not None:
             return
         cards = self.cards.get(a.player)
         if cards is None or len(cards) != 5:
@@ -1007,7 +1099,7 @@ class Replay:
                    unit: bool = True) -> None:
         """Bet units (qdan), pot limit and fixed-limit sizes and cap; ``to``: the player's total after it."""
         p = a.player
-        bet_unit = self.profile.bet_unit
+        bet_unit = self.rules.bet_unit
         if unit and bet_unit > 1 and not all_in and increment % bet_unit:
             self.add(Rule.BET_UNIT, a.line, f"{p}'s {a.kind} of {increment} is not a multiple of {bet_unit}.",
                      player=p, expected=f"a multiple of {bet_unit}", actual=increment)
@@ -1028,9 +1120,9 @@ class Replay:
                                   else f" (completing the last full bet of {rnd.full_to})")
                     msg = f"{p} raised to {to}; in this round a raise is one bet of {size}, so to {target}{completing}."
                 self.add(Rule.BET_FIXED_SIZE, a.line, msg, player=p, expected=target, actual=to)
-            cap = self.profile.raise_cap
+            cap = self.rules.raise_cap
             heads_up = len([q for q in self.active()]) == 2
-            if cap is not None and (self.profile.raise_cap_heads_up or not heads_up) and rnd.raises >= cap:
+            if cap is not None and (self.rules.raise_cap_heads_up or not heads_up) and rnd.raises >= cap:
                 self.add(Rule.RAISE_CAP, a.line, f"{p} raised after the cap of {cap} bets was reached.",
                          player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1)
 
@@ -1168,7 +1260,7 @@ class Replay:
         """``parole = yes``: only the first player to act in the second round may offer, before any chips go in;
         the others still in answer in turn; one acceptance splits every pot, all declining lets play go on."""
         p = item.player
-        if not self.profile.parole:
+        if not self.rules.parole:
             if self.parole_state is None:
                 self.add(Rule.PAROLE, item.line, "Parole is not part of this game.", player=p,
                          expected="no parole", actual=f"{p} {item.kind}s parole")
@@ -1281,10 +1373,10 @@ class Replay:
     def on_stand_pat(self, s: StandPat) -> None:
         self.begin_draw_item(s.player, s.line)
         self.drew.add(s.player)
-        if s.took is not None and self.profile.time_limit is not None and s.took > self.profile.time_limit \
+        if s.took is not None and self.rules.time_limit is not None and s.took > self.rules.time_limit \
                 and not s.timed_out:
             self.add(Rule.TIME_LIMIT, s.line, f"{s.player} took {s.took:g}s to draw; the limit is "
-                     f"{self.profile.time_limit}s.", player=s.player)
+                     f"{self.rules.time_limit}s.", player=s.player)
         if self.steps is not None:
             self.record(s.line, s)
 
@@ -1292,9 +1384,9 @@ class Replay:
         p = d.player
         self.begin_draw_item(p, d.line)
         self.drew.add(p)
-        if d.took is not None and self.profile.time_limit is not None and d.took > self.profile.time_limit:
+        if d.took is not None and self.rules.time_limit is not None and d.took > self.rules.time_limit:
             self.add(Rule.TIME_LIMIT, d.line, f"{p} took {d.took:g}s to draw; the limit is "
-                     f"{self.profile.time_limit}s.", player=p)
+                     f"{self.rules.time_limit}s.", player=p)
         hand = self.cards.get(p)
         if d.cards is not None:
             if len(d.cards) != d.count:
@@ -1315,7 +1407,7 @@ class Replay:
 
     def check_draw_limit(self, p: str, d: Discard, count: int) -> None:
         """``draw-limit``: at most N cards; under ``3+ace`` one more when the kept cards hold an ace or the joker."""
-        prof = self.profile
+        prof = self.rules
         limit = prof.draw_limit
         if prof.draw_limit_ace:
             hand = self.cards.get(p)
@@ -1347,7 +1439,7 @@ class Replay:
         nxt = self._next_discard_count(r)
         if nxt is not None:
             need = nxt
-        if self.profile.reshuffle == "not-audited":
+        if self.rules.reshuffle == "not-audited":
             return
         remaining = self.remaining_stub_set()
         if need and self.stub_size() >= need:
@@ -1362,7 +1454,7 @@ class Replay:
             others.update(self.cards.get(q, ()))
         others -= self.back_in_stub_drawn
         listed = set(r.cards)
-        if self.profile.reshuffle == "merge-stub":
+        if self.rules.reshuffle == "merge-stub":
             allowed = remaining | others
             must = remaining
         else:
@@ -1372,7 +1464,7 @@ class Replay:
         lacking = sorted(must - listed)
         if bad or lacking or (self.known_cards and listed != allowed):
             parts = []
-            stub_left = sorted(set(bad) & remaining) if self.profile.reshuffle == "stub-first" else []
+            stub_left = sorted(set(bad) & remaining) if self.rules.reshuffle == "stub-first" else []
             if stub_left:
                 parts.append(f"it holds the stub's last {' '.join(stub_left)}, which are dealt first, not shuffled")
             if sorted(set(bad) - set(stub_left)):
@@ -1384,7 +1476,7 @@ class Replay:
                 parts.append(f"it leaves out {' '.join(missing_discards)}")
             self.add(Rule.RESHUFFLE, r.line, "The reshuffled stub is wrong: " + "; ".join(parts) + ".",
                      player=p, expected=" ".join(sorted(allowed)), actual=" ".join(r.cards))
-        if self.profile.reshuffle == "stub-first":
+        if self.rules.reshuffle == "stub-first":
             if self.stub is not None:
                 old = self.stub
             else:  # the old stub's cards are known, their order is not
@@ -1447,7 +1539,11 @@ class Replay:
         self.check_card_list(new, d.line, "'s new cards", p)
         self.take_from_stub(p, new, d.line)
         if discarded is not None:
-            self.discarded.setdefault(p, []).extend(discarded)
+            gone = self.discarded.get(p)
+            if gone is None:
+                self.discarded[p] = list(discarded)
+            else:
+                gone.extend(discarded)
         if not self.loose_cards:
             used = self.used
             for c in kept:
@@ -1607,40 +1703,58 @@ class Replay:
         if self.round is not None:
             self.close_round(self.last_line)
         hand = self.hand
-        prof = self.profile
+        prof = self.rules
         redeal = bool(self.redeal_line)
         self.check_redeal(redeal)
-        total_in = sum(self.contrib.values()) + self.dead
+        contrib = self.contrib
+        total_in = self.dead
+        for amount in contrib.values():
+            total_in += amount
         due = dict(self.returned_due)
-        self.check_uncalled(due)
+        if due or self.returned_log:
+            self.check_uncalled(due)
         # dead blinds are pot, not a bet: they belong to no player's contribution level (main pot)
-        dead_posts = {p: sum(x.amount for x in xs if x.kind == "dead") for p, xs in self.posted.items()}
-        contributions_after = {p: self.contrib.get(p, 0) - due.get(p, 0) - dead_posts.get(p, 0)
-                               for p in self.contrib}
-        live = [p for p in self.order if p not in self.folded]
-        pots_built = (build_pots(contributions_after, live, self.order, self.dead + sum(dead_posts.values()))
-                      if not redeal else [])
+        dead_posts: dict[str, int] = {}
+        dead_total = 0
+        for p, xs in self.posted.items():
+            for x in xs:
+                if x.kind == "dead":
+                    dead_posts[p] = dead_posts.get(p, 0) + x.amount
+                    dead_total += x.amount
+        contributions_after: dict[str, int] = {}
+        for p, amount in contrib.items():
+            contributions_after[p] = amount - due.get(p, 0) - dead_posts.get(p, 0)
+        folded = self.folded
+        live = [p for p in self.order if p not in folded]
+        pots_built = build_pots(contributions_after, live, self.order, self.dead + dead_total) if not redeal else []
         results: list[PotResult] = []
         should: dict[str, int] = dict(due)
-        odd_order = odd_chip_order(self.order, self.button_index)
-        parole = self.parole_state == "accepted"
-        showdown_players = [p for p in live if p not in self.mucked]
-        for pot in pots_built:
-            winners = self.pot_winners(pot, showdown_players, parole)
-            awards = split(pot.amount, winners, odd_order) if winners else {}
-            results.append(PotResult(name=pot.name, amount=pot.amount, eligible=list(pot.eligible),
-                                     winners=list(winners), awards=awards, collected={}))
+        if pots_built:
+            odd_order = odd_chip_order(self.order, self.button_index)
+            parole = self.parole_state == "accepted"
+            mucked = self.mucked
+            showdown_players = [p for p in live if p not in mucked]
+            for pot in pots_built:
+                winners = self.pot_winners(pot, showdown_players, parole)
+                awards = split(pot.amount, winners, odd_order) if winners else {}
+                results.append(PotResult(name=pot.name, amount=pot.amount, eligible=list(pot.eligible),
+                                         winners=winners, awards=awards, collected={}))
+        else:
+            parole = self.parole_state == "accepted"
         self.check_awards(results, parole)
         for r in results:
-            for w, amt in r["awards"].items():
+            awarded: dict[str, int] = r["awards"]
+            for w, amt in awarded.items():
                 should[w] = should.get(w, 0) + amt
         received: dict[str, int] = {}
+        collected_total = 0
         for c in self.collected:
             received[c.player] = received.get(c.player, 0) + c.amount
+            collected_total += c.amount
+        returned_total = 0
         for p, amt in self.returned_log.items():
             received[p] = received.get(p, 0) + amt
-        collected_total = sum(c.amount for c in self.collected)
-        returned_total = sum(self.returned_log.values())
+            returned_total += amt
         rake = self.summary.rake if self.summary is not None else 0
         if prof.rake_allowed and self.summary is not None:
             rake = self.summary.rake
@@ -1650,7 +1764,9 @@ class Replay:
             self.add(Rule.RAKE, self.summary.line if self.summary else hand.end_line,
                      f"A rake of {rake} was taken, but this game has no rake.", expected=0, actual=rake,
                      street="summary")
-        pot_total = total_in - sum(due.values())
+        pot_total = total_in
+        for amount in due.values():
+            pot_total -= amount
         if self.summary is not None and not redeal:
             if self.summary.total != pot_total:
                 self.add(Rule.SUMMARY_TOTAL, self.summary.line,
@@ -1676,9 +1792,9 @@ class Replay:
                 end[p] = self.start[p] - self.contrib.get(p, 0)
         return HandResult(
             hand=hand, profile=prof.name, session=self.session, findings=self.findings, pots=results,
-            should_receive=should, received=received, contributions=dict(self.contrib),
-            start_stacks=dict(self.start), end_stacks=end, dealt_in=list(self.order), redeal=redeal,
-            pot_total=pot_total, rake=rake, steps=self.steps, points=dict(self.scores))
+            should_receive=should, received=received, contributions=contrib,
+            start_stacks=self.start, end_stacks=end, dealt_in=self.order, redeal=redeal,
+            pot_total=pot_total, rake=rake, steps=self.steps, points=self.scores)
 
     def findings_of(self, rule: Rule) -> bool:
         return any(f.rule == rule.value for f in self.findings)
@@ -1686,7 +1802,7 @@ class Replay:
     def check_redeal(self, redeal: bool) -> None:
         """``all-check = redeal`` (with ``second-round-starts = opener``) and ``openers = jacks``: a first round in
         which nobody bet ends in a redeal; any other hand must not."""
-        prof = self.profile
+        prof = self.rules
         first = self.rounds.get("first")
         everyone_checked = first is not None and not first.any_bet and not self.folded
         required = everyone_checked and (prof.all_check_redeal or prof.openers_jacks) and not self.points_mode
@@ -1743,9 +1859,13 @@ class Replay:
         if parole and results:
             self.check_parole_split(results)
             return
-        split_lines = [c for c in self.collected if c.pot == "parole"]
-        if split_lines and self.parole_state != "not-allowed":  # (a parole in a game without it: flagged once)
-            c = split_lines[0]
+        split_line: Collect | None = None
+        for c in self.collected:
+            if c.pot == "parole":
+                split_line = c
+                break
+        if split_line is not None and self.parole_state != "not-allowed":  # (no parole in the game: flagged once)
+            c = split_line
             self.add(Rule.PAROLE, c.line, f"The pot was paid as a parole split ({c.player} collected {c.amount}), "
                      "but no parole was accepted.", player=c.player, expected="from pot",
                      actual="from pot (parole)", street="summary")
@@ -1779,8 +1899,11 @@ class Replay:
                          " that does not exist.", player=c.player, actual=c.amount, street="summary")
                 continue
             target["collected"][c.player] = target["collected"].get(c.player, 0) + c.amount
-            target.setdefault("lines", {})[c.player] = c.line
-        if self.profile.rake_allowed:
+            lines = target.get("lines")
+            if lines is None:
+                lines = target["lines"] = {}
+            lines[c.player] = c.line
+        if self.rules.rake_allowed:
             self.take_rake(results)
         for r in results:
             self.judge_pot(r)
@@ -1823,8 +1946,15 @@ class Replay:
         got: dict[str, int] = r["collected"]
         awards: dict[str, int] = r["awards"]
         lines: dict[str, int] = r.get("lines", {})
-        line = min(lines.values()) if lines else self.hand.end_line
-        total = sum(got.values())
+        line = self.hand.end_line
+        first = True
+        for at in lines.values():
+            if first or at < line:
+                line = at
+                first = False
+        total = 0
+        for amount in got.values():
+            total += amount
         payable = r["amount"] - r.get("rake", 0)
         paid_wrong = [p for p in got if got[p] > 0 and p not in awards]
         if not r["winners"] and r["eligible"]:
@@ -1881,11 +2011,17 @@ class Replay:
         first_shower: str | None = None
         if second is not None and second.last_aggressor is not None:
             first_shower = second.last_aggressor
-        elif self.profile.show_first_no_bet == "first-to-act" and second is not None and second.first_actor:
+        elif self.rules.show_first_no_bet == "first-to-act" and second is not None and second.first_actor:
             first_shower = second.first_actor
         else:
-            candidates = [p for p in self.left_of_button() if p in live]
-            first_shower = candidates[0] if candidates else None
+            order = self.order
+            n = len(order)
+            start = self.button_index + 1
+            for i in range(n):
+                q = order[(start + i) % n]
+                if q in live:
+                    first_shower = q
+                    break
         if first_shower is None or first_shower not in live:
             return
         if self.show_order[0] != first_shower and first_shower in self.shown:

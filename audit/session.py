@@ -38,6 +38,9 @@ class SessionTracker:
         out: list[Finding] = []
         hand = result.hand
         prof = self.profile
+        starting = prof.starting_chips  # (a Profile's fields are looked up by name: once each)
+        ante = prof.ante
+        points = prof.points_mode
         hid = hand.hand_id
         seats = {s.player: s for s in hand.seats}
         if self.ended:
@@ -47,12 +50,12 @@ class SessionTracker:
         if gap:
             pass  # nothing to compare with: the hand in between could not be read
         elif self.last is None:
-            if prof.starting_chips is not None and not hand.points_mode and not prof.points_mode:
+            if starting is not None and not hand.points_mode and not points:
                 for s in hand.seats:
-                    if s.chips != prof.starting_chips:
+                    if s.chips != starting:
                         self._add(out, Rule.STACK_CONTINUITY, hid, s.line,
                                   f"{s.player} starts the session with {s.chips} chips; everyone starts with "
-                                  f"{prof.starting_chips}.", player=s.player, expected=prof.starting_chips,
+                                  f"{starting}.", player=s.player, expected=starting,
                                   actual=s.chips, street="forced bets")
         else:
             prev = self.last
@@ -64,24 +67,24 @@ class SessionTracker:
                                   f"{s.player} starts this hand with {s.chips} chips but ended the previous hand "
                                   f"with {want}.", player=s.player, expected=want, actual=s.chips,
                                   street="forced bets")
-                elif prof.starting_chips is not None and s.chips != prof.starting_chips and not hand.points_mode:
+                elif starting is not None and s.chips != starting and not hand.points_mode:
                     self._add(out, Rule.STACK_CONTINUITY, hid, s.line,
-                              f"{s.player} joins with {s.chips} chips; everyone starts with {prof.starting_chips}.",
-                              player=s.player, expected=prof.starting_chips, actual=s.chips, street="forced bets")
+                              f"{s.player} joins with {s.chips} chips; everyone starts with {starting}.",
+                              player=s.player, expected=starting, actual=s.chips, street="forced bets")
             self._check_button(out, prev, result)
             carried = prev.pot_total if prev.redeal else 0
             if hand.carried != carried:
                 self._add(out, Rule.REDEAL, hid, hand.carried_line or hand.line,
                           f"The pot carried over should be {carried}, not {hand.carried}.",
                           expected=carried, actual=hand.carried, street="forced bets")
-        if not (hand.points_mode or prof.points_mode):
-            floor = prof.ante if prof.ante else 1
+        if not (hand.points_mode or points):
+            floor = ante if ante else 1
             for p in result.dealt_in:
                 s = seats[p]
                 had = s.chips if gap else self.balances.get(p, s.chips)
                 if s.chips < floor or had < floor:
                     self._add(out, Rule.BUSTED_PLAYER, hid, s.line,
-                              f"{p} had {min(had, s.chips)} chips and could not {'ante' if prof.ante else 'play'}, "
+                              f"{p} had {min(had, s.chips)} chips and could not {'ante' if ante else 'play'}, "
                               "but was dealt in (no rebuys).", player=p, expected="out of the game",
                               actual="dealt in", street="forced bets")
         out.extend(self.blind_debts.feed(result, prof))
@@ -89,10 +92,10 @@ class SessionTracker:
             self.players.setdefault(p)
         for p, chips in result.end_stacks.items():
             self.balances[p] = chips
-        if hand.points_mode or prof.points_mode:
+        if hand.points_mode or points:
             for s in hand.seats:
                 self.balances[s.player] = s.chips + result.points.get(s.player, 0)
-        floor = prof.ante if prof.ante else 1
+        floor = ante if ante else 1
         for p in seats:
             if self.balances.get(p, 0) >= floor:
                 self.able.add(p)
@@ -105,7 +108,7 @@ class SessionTracker:
             self._add(out, Rule.SESSION_LENGTH, hid, hand.line,
                       f"This is hand {self.hands_played} of a session of {limit} hands.", expected=limit,
                       actual=self.hands_played, street="forced bets")
-        if limit is not None and not (hand.points_mode or prof.points_mode) and not result.redeal:
+        if limit is not None and not (hand.points_mode or points) and not result.redeal:
             if len(self.able) <= 1 and self.hands_played <= (limit or 0):
                 self.ended_early = True
         self.last = result
@@ -119,14 +122,21 @@ class SessionTracker:
         hand = result.hand
         prev_button = prev.hand.button
         dealt = set(result.dealt_in)
-        seats = sorted(s.seat for s in hand.seats if s.player in dealt)
-        if not seats:
+        lowest: int | None = None  # the lowest dealt-in seat, and the lowest after the previous button
+        after: int | None = None
+        for s in hand.seats:
+            if s.player in dealt:
+                seat = s.seat
+                if lowest is None or seat < lowest:
+                    lowest = seat
+                if seat > prev_button and (after is None or seat < after):
+                    after = seat
+        if lowest is None:
             return
         if prev.redeal:
             want = prev_button
         else:
-            later = [s for s in seats if s > prev_button]
-            want = later[0] if later else seats[0]
+            want = after if after is not None else lowest
         if hand.button != want:
             self._add(out, Rule.BUTTON_MOVE, hand.hand_id, hand.line + 1,
                       f"The button is on seat {hand.button}; it should have "

@@ -1,0 +1,120 @@
+"""The replay's shortcuts give what the plain computations give: pots built in one pass, parsed descriptions
+kept, one setup per profile, and blocks audited after parsing (what ``bench/replay.py`` times)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from audit import cards
+from audit.cards import ranking_for
+from audit.model import Hand
+from audit.parse import parse_block
+from audit.pipeline import FileContext, audit_file, audit_parsed
+from audit.pots import Pot, build_pots
+from audit.profile import load_profile
+from audit.read import read_blocks
+from audit.replay import replay
+from audit.simulate import iter_simulated
+from conftest import FIXTURES
+
+
+def reference_pots(contributions: Mapping[str, int], live: Iterable[str], seat_order: Sequence[str],
+                   dead: int = 0) -> list[Pot]:
+    """Side pots as first written (level by level, merged, renamed at the end)."""
+    live_set = set(live)
+    levels = sorted({contributions.get(p, 0) for p in live_set if contributions.get(p, 0) > 0})
+    if not levels:
+        total = sum(contributions.values()) + dead
+        eligible = tuple(p for p in seat_order if p in live_set)
+        return [Pot("pot", total, eligible)] if total or eligible else []
+    pots: list[Pot] = []
+    previous = 0
+    for level in levels:
+        amount = sum(min(a, level) - previous for a in contributions.values() if a > previous)
+        eligible = tuple(p for p in seat_order if p in live_set and contributions.get(p, 0) >= level)
+        if pots and eligible == pots[-1].eligible:
+            pots[-1] = pots[-1]._replace(amount=pots[-1].amount + amount)
+        else:
+            pots.append(Pot("", amount, eligible))
+        previous = level
+    above = sum(max(0, a - previous) for a in contributions.values())
+    if above:
+        pots[-1] = pots[-1]._replace(amount=pots[-1].amount + above)
+    if dead:
+        pots[0] = pots[0]._replace(amount=pots[0].amount + dead)
+    if len(pots) == 1:
+        return [pots[0]._replace(name="pot")]
+    return [p._replace(name="main" if i == 0 else f"side-{i}") for i, p in enumerate(pots)]
+
+
+def test_pots_match_the_level_by_level_construction() -> None:
+    rng = random.Random(7)
+    names = ["A", "B", "C", "D", "E", "F"]
+    for _ in range(3000):
+        players = names[:rng.randint(1, 6)]
+        contributions = {p: rng.choice([0, 0, 1, 2, 5, 10, 10, 25, 40, -3]) for p in players}
+        live = [p for p in players if rng.random() < 0.7]
+        dead = rng.choice([0, 0, 3])
+        assert build_pots(contributions, live, players, dead) == reference_pots(contributions, live, players, dead)
+
+
+def test_side_pots_by_level() -> None:
+    # D folded after putting in 25: his chips stay in both levels he reached
+    pots = build_pots({"A": 10, "B": 40, "C": 40, "D": 25}, ["A", "B", "C"], ["A", "B", "C", "D"], dead=2)
+    assert pots == [Pot("main", 42, ("A", "B", "C")), Pot("side-1", 75, ("B", "C"))]
+
+
+def test_descriptions_are_parsed_once_and_the_same_way() -> None:
+    ranking = ranking_for("standard")
+    hand = ("Jc", "Jd", "2h", "3s", "4c")
+    for _ in range(2):
+        assert ranking.description_matches("a pair of Jacks", hand)
+        assert not ranking.description_matches("a pair of Queens", hand)
+        assert not ranking.description_matches("nonsense", hand)
+    assert cards._parse_description("a pair of Jacks") == cards._parse_description_uncached("a pair of Jacks")
+    for i in range(5000):  # the cache empties itself instead of growing without end
+        cards._parse_description(f"high card Ace {i}")
+    assert len(cards._PARSED) <= 4096
+    assert cards._parse_description("Two Pair, Aces and Kings") == ("two pair", (14, 13))
+
+
+def test_a_duplicate_card_is_refused_by_the_fast_path() -> None:
+    ranking = ranking_for("standard")
+    for hand in [("As", "As", "2c", "3d", "4h"), ("2c", "3d", "4h", "5s", "2c")]:
+        try:
+            ranking.strength(hand)
+        except ValueError:
+            continue
+        raise AssertionError(f"{hand} was ranked")
+
+
+def test_an_option_changes_the_rules_the_replay_reads(tmp_path: Path) -> None:
+    """Setups are cached per profile object: a profile with options is judged by its own parameters."""
+    path = tmp_path / "s.txt"
+    path.write_text(next(iter_simulated("home-open", 3)).text, encoding="utf-8")
+    hands = [h for h in (parse_block(b) for b in read_blocks(str(path))) if type(h) is Hand]
+    base = load_profile("home-open")
+    heads_up_only = base.with_options([("players", "2-2")])
+    assert hands
+    for hand in hands[:5]:
+        assert not any(f.rule == "SEAT_COUNT" for f in replay(hand, base).findings)
+        flagged = any(f.rule == "SEAT_COUNT" for f in replay(hand, heads_up_only).findings)
+        assert flagged == (len(hand.seats) > 2)
+        assert not any(f.rule == "SEAT_COUNT" for f in replay(hand, base).findings)
+
+
+def test_audit_parsed_gives_what_audit_file_gives() -> None:
+    files = sorted((FIXTURES / "profiles" / "session").glob("*.txt"))[:6] + sorted((FIXTURES / "rules").glob("*.txt"))[:6]
+    assert files
+    profile = load_profile("home-open")
+    for path in files:
+        whole = [(a.findings, a.session) for a in audit_file(str(path), profile)]
+        ctx = FileContext(profile, profile)
+        stepwise = []
+        for block in read_blocks(str(path)):
+            audited = audit_parsed(parse_block(block), block, ctx)
+            if audited is not None:
+                stepwise.append((audited.findings, audited.session))
+        assert stepwise == whole, path
