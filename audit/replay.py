@@ -176,6 +176,8 @@ _KIND: Final[dict[type, int]] = {
     Action: 0, Dealt: 1, Post: 2, Marker: 3, Discard: 4, Show: 5, Collect: 6, StandPat: 7, SummaryTotal: 8,
     Uncalled: 9, DeckLine: 10, Muck: 11, Event: 12, Reshuffle: 13, Parole: 14, NoPlay: 15, Score: 16,
 }
+# the kinds of line whose player must have a seat (UNKNOWN_PLAYER, and the line is skipped)
+_SEATED: Final[frozenset[int]] = frozenset({0, 1, 2, 4, 5, 6, 7, 9, 11, 14, 15, 16})
 
 
 def _same_cards(cards: list[str], other: tuple[str, ...]) -> bool:
@@ -420,101 +422,52 @@ class Replay:
         seat_of = self.seat_of
         findings = self.findings
         kinds = _KIND
+        seated = _SEATED
         for item in self.hand.body:
             before = len(findings)
             # one dict look-up by type (the classes are module globals: comparing with each costs a look-up
-            # too); the most frequent lines first; a line naming a player without a seat is judged, skipped
+            # too); a line naming a player without a seat is judged, then skipped
             kind = kinds.get(type(item), -1)
+            row: tuple[Any, ...] = item  # every line's first field is its line number, the second its player
+            if kind in seated and row[1] not in seat_of:
+                self._unknown_player(row[1], row[0])
+                continue
             if kind == 0:
-                a = cast(Action, item)
-                if a.player not in seat_of:
-                    self._unknown_player(a.player, a.line)
-                    continue
-                self.on_action(a)
+                self.on_action(cast(Action, item))
             elif kind == 1:
-                dl = cast(Dealt, item)
-                if dl.player not in seat_of:
-                    self._unknown_player(dl.player, dl.line)
-                    continue
-                self.on_dealt(dl)
+                self.on_dealt(cast(Dealt, item))
             elif kind == 2:
-                po = cast(Post, item)
-                if po.player not in seat_of:
-                    self._unknown_player(po.player, po.line)
-                    continue
-                self.on_post(po)
+                self.on_post(cast(Post, item))
             elif kind == 3:
-                m = cast(Marker, item)
-                self.on_marker(m)
+                self.on_marker(cast(Marker, item))
             elif kind == 4:
-                di = cast(Discard, item)
-                if di.player not in seat_of:
-                    self._unknown_player(di.player, di.line)
-                    continue
-                self.on_discard(di)
+                self.on_discard(cast(Discard, item))
             elif kind == 5:
-                sh = cast(Show, item)
-                if sh.player not in seat_of:
-                    self._unknown_player(sh.player, sh.line)
-                    continue
-                self.on_show(sh)
+                self.on_show(cast(Show, item))
             elif kind == 6:
-                co = cast(Collect, item)
-                if co.player not in seat_of:
-                    self._unknown_player(co.player, co.line)
-                    continue
-                self.on_collect(co)
+                self.on_collect(cast(Collect, item))
             elif kind == 7:
-                sp = cast(StandPat, item)
-                if sp.player not in seat_of:
-                    self._unknown_player(sp.player, sp.line)
-                    continue
-                self.on_stand_pat(sp)
+                self.on_stand_pat(cast(StandPat, item))
             elif kind == 8:
-                su = cast(SummaryTotal, item)
-                self.on_summary(su)
+                self.on_summary(cast(SummaryTotal, item))
             elif kind == 9:
-                un = cast(Uncalled, item)
-                if un.player not in seat_of:
-                    self._unknown_player(un.player, un.line)
-                    continue
-                self.on_uncalled(un)
+                self.on_uncalled(cast(Uncalled, item))
             elif kind == 10:
-                de = cast(DeckLine, item)
-                self.on_deck(de)
+                self.on_deck(cast(DeckLine, item))
             elif kind == 11:
-                mu = cast(Muck, item)
-                if mu.player not in seat_of:
-                    self._unknown_player(mu.player, mu.line)
-                    continue
-                self.on_muck(mu)
+                self.on_muck(cast(Muck, item))
             elif kind == 12:
-                ev = cast(Event, item)
-                self.on_event(ev)
+                self.on_event(cast(Event, item))
             elif kind == 13:
-                re = cast(Reshuffle, item)
-                self.on_reshuffle(re)
+                self.on_reshuffle(cast(Reshuffle, item))
             elif kind == 14:
-                pa = cast(Parole, item)
-                if pa.player not in seat_of:
-                    self._unknown_player(pa.player, pa.line)
-                    continue
-                self.on_parole(pa)
+                self.on_parole(cast(Parole, item))
             elif kind == 15:
-                np = cast(NoPlay, item)
-                if np.player not in seat_of:
-                    self._unknown_player(np.player, np.line)
-                    continue
-                self.on_noplay(np)
+                self.on_noplay(cast(NoPlay, item))
             elif kind == 16:
-                sc = cast(Score, item)
-                if sc.player not in seat_of:
-                    self._unknown_player(sc.player, sc.line)
-                    continue
-                self.on_score(sc)
+                self.on_score(cast(Score, item))
             else:
                 raise KeyError(type(item))
-            row: tuple[Any, ...] = item  # every line's first field is its line number
             line: int = row[0]
             self.last_line = line
             steps = self.steps
