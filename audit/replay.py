@@ -867,6 +867,8 @@ class Replay:
         if after is None:
             return self.next_to_act if self.next_to_act in rnd.pending else None
         order = self.order
+        if after not in order:  # the last to act was not dealt in (judged on that line): no turn to expect
+            return None
         idx = order.index(after) + 1
         n = len(order)
         pending = rnd.pending
@@ -1042,7 +1044,10 @@ class Replay:
         cards = self.cards.get(a.player)
         if cards is None or len(cards) != 5:
             return
-        strength = self.ranking.strength(cards)
+        try:
+            strength = self.ranking.strength(cards)
+        except ValueError:  # a card this deck does not have, or one twice: reported where it was dealt
+            return
         jacks = self.ranking.strength(("Jc", "Jd", "2h", "3s", "4c"))
         if strength[0] < jacks[0] or (strength[0] == jacks[0] and strength[1:2] < jacks[1:2]):
             self.add(Rule.OPENERS, a.line, f"{a.player} opened without a pair of Jacks or better.",
@@ -1990,7 +1995,10 @@ class Replay:
             cards = self.cards.get(p)
             if not cards or len(cards) != 5:
                 continue
-            s = self.ranking.strength(cards)
+            try:
+                s = self.ranking.strength(cards)
+            except ValueError:  # a card this deck does not have, or one twice: reported where it was dealt
+                continue
             if best is None or s > best:
                 best, winners = s, [p]
             elif s == best:

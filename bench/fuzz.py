@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +36,8 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 sys.path.insert(0, str(ROOT))
 
 from audit.errors import AuditError  # noqa: E402
-from audit.pipeline import audit_blocks  # noqa: E402
+from audit.pipeline import Audited, audit_blocks  # noqa: E402
+from audit.replay import replay  # noqa: E402
 from audit.profile import load_profile  # noqa: E402
 from audit.read import iter_lines, read_text_blocks, split_blocks  # noqa: E402
 
@@ -215,15 +217,31 @@ class Mutator:
         return bytes(raw)
 
 
+# The pipeline turns an exception inside the replay into a PARSE_ERROR finding asking the user to report the
+# hand, so that the other hands are still audited. For the fuzzer that is a crash all the same.
+_ENGINE_STOPPED = "the replay stopped at an unexpected situation"
+
+
+class EngineStopped(Exception):
+    """The replay raised on a hand; the pipeline caught it (the message holds the original exception)."""
+
+
+def _no_engine_stop(items: Iterable[Audited], profile_name: str) -> None:
+    for audited in items:
+        for f in audited.findings:
+            if f.rule == "PARSE_ERROR" and _ENGINE_STOPPED in f.message:
+                if audited.hand is not None:  # raise the original exception, with its traceback, if it recurs
+                    replay(audited.hand, load_profile(profile_name), audited.session)
+                raise EngineStopped(f.message)
+
+
 def run_text(text: str, profile_name: str) -> None:
-    for _ in audit_blocks(read_text_blocks(text, "<fuzz>"), load_profile(profile_name)):
-        pass
+    _no_engine_stop(audit_blocks(read_text_blocks(text, "<fuzz>"), load_profile(profile_name)), profile_name)
 
 
 def run_bytes(data: bytes, profile_name: str) -> None:
     blocks = split_blocks(iter_lines(io.BytesIO(data), "<fuzz>"), "<fuzz>")
-    for _ in audit_blocks(blocks, load_profile(profile_name)):
-        pass
+    _no_engine_stop(audit_blocks(blocks, load_profile(profile_name)), profile_name)
 
 
 def crash_key(exc: BaseException) -> str:

@@ -42,6 +42,9 @@ RULE_IDS = {r.value for r in Rule}
 PROFILES = {name: load_profile(name) for name in ("home-open", "qdan", "stripped32")}
 HOME = PROFILES["home-open"]
 
+ENGINE_STOPPED = "the replay stopped at an unexpected situation"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "fuzz"
+
 FUZZ = settings(deadline=None, max_examples=120, suppress_health_check=[HealthCheck.too_slow,
                                                                         HealthCheck.data_too_large])
 
@@ -58,6 +61,8 @@ def check_finding(f: Finding) -> None:
     assert f.severity in SEVERITY_RANK, f
     assert isinstance(f.line, int) and f.line >= 0, f
     assert isinstance(f.message, str) and f.message, f
+    # the pipeline turns an exception inside the replay into a finding (so the other hands are audited): a bug
+    assert ENGINE_STOPPED not in f.message, f
     json.dumps(f.as_dict(), ensure_ascii=False)
 
 
@@ -447,3 +452,20 @@ def test_cli_exit_status_on_mangled_files(tmp_path: Path, seed: int, edits: list
     elif fmt == "json":
         for line in result.stdout.splitlines():
             assert json.loads(line)["rule"] in RULE_IDS
+
+
+# ---- inputs the long fuzz run (bench/fuzz.py) found ---------------------------------------------------------
+
+@pytest.mark.parametrize("name, profile, expected", [
+    # an opener's hand holding a card the 32-card deck does not have: ranking it raised ValueError
+    ("stripped32-card-not-in-deck-opens.txt", "stripped32", "CARD_NOT_IN_DECK"),
+    # a player who was not dealt in acts, then the next player: the turn order did not know where to start
+    ("home-open-actor-not-dealt-in.txt", "home-open", "ACTION_NOT_ALLOWED"),
+])
+def test_fuzz_finds_end_in_findings(name: str, profile: str, expected: str) -> None:
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    findings = [f for audited in audit_blocks(read_text_blocks(text, name), PROFILES[profile])
+                for f in audited.findings]
+    for f in findings:
+        check_finding(f)
+    assert expected in {f.rule for f in findings}
