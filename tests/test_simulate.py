@@ -358,20 +358,25 @@ def m_pot_to_loser(s: Session, rng: random.Random) -> Mutation | None:
     return blocks, b
 
 
-def m_swap_actions(s: Session, rng: random.Random) -> Mutation | None:
-    found = []
-    for b in hand_blocks(s):
-        block = s.blocks[b]
-        for i in range(len(block) - 1):
-            x, y = ACTION.match(block[i]), ACTION.match(block[i + 1])
-            if x and y and x["p"] != y["p"]:
-                found.append((b, i))
+def swap_with_next(s: Session, rng: random.Random,
+                   pred: Callable[[tuple[str, ...], int, str], bool]) -> Mutation | None:
+    """Swap one line chosen at random among those ``pred`` accepts with the line after it."""
+    found = sites(s, pred)
     if not found:
         return None
     b, i = rng.choice(found)
     blocks = copy(s)
     blocks[b][i], blocks[b][i + 1] = blocks[b][i + 1], blocks[b][i]
     return blocks, b
+
+
+def m_swap_actions(s: Session, rng: random.Random) -> Mutation | None:
+    def pred(b: tuple[str, ...], i: int, line: str) -> bool:
+        if i + 1 >= len(b):
+            return False
+        x, y = ACTION.match(line), ACTION.match(b[i + 1])
+        return bool(x and y and x["p"] != y["p"])
+    return swap_with_next(s, rng, pred)
 
 
 def m_drawn_card_live_elsewhere(s: Session, rng: random.Random) -> Mutation | None:
@@ -534,13 +539,7 @@ def m_odd_chip_moved(s: Session, rng: random.Random) -> Mutation | None:
 def m_show_order(s: Session, rng: random.Random) -> Mutation | None:
     def pred(b: tuple[str, ...], i: int, line: str) -> bool:
         return b[i - 1] == "*** SHOW DOWN ***" and bool(SHOW.match(line)) and bool(SHOW.match(b[i + 1]))
-    found = sites(s, pred)
-    if not found:
-        return None
-    b, i = rng.choice(found)
-    blocks = copy(s)
-    blocks[b][i], blocks[b][i + 1] = blocks[b][i + 1], blocks[b][i]
-    return blocks, b
+    return swap_with_next(s, rng, pred)
 
 
 def m_standings(s: Session, rng: random.Random) -> Mutation | None:
