@@ -26,7 +26,7 @@ from types import ModuleType
 
 # Compiled together, in one group (they call each other without going through Python).
 COMPILED = ("model", "findings", "cards", "pots", "read", "parse", "replay", "session", "pipeline", "check",
-            "rows")
+            "rows", "profile")
 STAMP = "_native_stamp.json"
 HERE = Path(__file__).resolve().parent
 

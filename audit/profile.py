@@ -11,11 +11,11 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from audit.errors import ProfileError
+from audit.resources import data_dir
 
-_DIR = Path(__file__).resolve().parent / "profiles"
+_DIR = data_dir("profiles")  # not this module's __file__: compiled, it names the wrong folder
 
 # Each parameter's allowed values: a tuple of words, or "int" (a whole number), or a tuple mixing both.
 _DOMAINS: dict[str, tuple[str, ...]] = {

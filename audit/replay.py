@@ -121,38 +121,11 @@ def _seat_number(seat: Seat) -> int:
 
 
 class _Setup:
-    """What a profile fixes for every hand it audits: the ranking and the deck (built once, not per hand), and
-    the parameters the replay reads, as typed attributes of a compiled class (a ``Profile``'s are looked up by
-    name)."""
+    """What a profile fixes for every hand it audits, built once rather than per hand: the ranking and the deck.
+    (The profile's parameters are read from the ``Profile`` itself, a compiled class too.)"""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
-        self.name: str = profile.name
-        self.all_check_redeal: bool = profile.all_check_redeal
-        self.ante: int | None = profile.ante
-        self.bet_sizes: str = profile.bet_sizes
-        self.bet_unit: int = profile.bet_unit
-        self.betting: str = profile.betting
-        self.blinds: str = profile.blinds
-        self.draw_limit: int = profile.draw_limit
-        self.draw_limit_ace: bool = profile.draw_limit_ace
-        self.first_round_starts: str = profile.first_round_starts
-        self.max_players: int = profile.max_players
-        self.min_bet_rule: str = profile.min_bet_rule
-        self.min_bet_value: int = profile.min_bet_value
-        self.min_players: int = profile.min_players
-        self.missed_blinds: str = profile.missed_blinds
-        self.openers_jacks: bool = profile.openers_jacks
-        self.parole: bool = profile.parole
-        self.points_mode: bool = profile.points_mode
-        self.raise_cap: int | None = profile.raise_cap
-        self.raise_cap_heads_up: bool = profile.raise_cap_heads_up
-        self.raise_time_limit: int | None = profile.raise_time_limit
-        self.rake_allowed: bool = profile.rake_allowed
-        self.reshuffle: str = profile.reshuffle
-        self.second_round_starts: str = profile.second_round_starts
-        self.show_first_no_bet: str = profile.show_first_no_bet
-        self.time_limit: int | None = profile.time_limit
         self.ranking: Ranking = ranking_for(profile.ranking, profile.suit_tiebreak, profile.joker)
         self.deck_cards: frozenset[str] = frozenset(make_deck(profile.deck_size, profile.joker))
 
@@ -217,7 +190,7 @@ class Replay:
         setup = _setup_for(profile)
         self.hand = hand
         self.profile = profile
-        self.rules = setup
+        self.rules = profile
         self.session = session
         self.findings: list[Finding] = []
         self.want_steps = steps
@@ -308,7 +281,7 @@ class Replay:
         self.shown_cards_all: set[str] = set()  # cards shown so far (site logs: hidden hands)
         self._draw_closed = False
         self.loose_cards = False  # some hand in ``cards`` holds a card that is not in ``used``
-        self.points_mode = setup.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
+        self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
 
     # ------------------------------------------------------------------ helpers
     def _button_index(self) -> int:
