@@ -1,11 +1,12 @@
 """audit: hand-history ingestion and rules audit for five-card draw poker.
 
-The small public API, usable without the CLI (in a notebook)::
+The small public API, usable without the CLI (in a notebook), on a path, a string or bytes::
 
-    from audit import read_hands, replay, load_profile
-    for hand in read_hands("game.txt"):
+    from audit import audit_text, explain_text, read_hands, replay, load_profile
+    for audited in audit_text(log):                 # or audit_file("game.txt"), audit_bytes(upload)
+        print([(f.hand, f.rule, f.message) for f in audited.findings])
+    for hand in read_hands("game.txt"):             # or read_hands(text=log), read_hands(data=upload)
         result = replay(hand, load_profile("home-open"))
-        print(hand.hand_id, [f.rule for f in result.findings])
 
 Names are imported on first use, so ``audit check`` starts without loading what it does not need.
 """
@@ -24,28 +25,40 @@ _native.guard()  # a stale compiled build (a source edited since `make`) must no
 if TYPE_CHECKING:  # pragma: no cover
     from audit.findings import Finding
     from audit.model import Hand
-    from audit.pipeline import audit_file
+    from audit.explain import explain_bytes, explain_file, explain_text
+    from audit.pipeline import audit_bytes, audit_file, audit_text
     from audit.profile import Profile, load_profile
     from audit.replay import HandResult
     from audit.rules import Rule
 
 _LAZY = {
     "Finding": "audit.findings", "Hand": "audit.model", "audit_file": "audit.pipeline",
+    "audit_text": "audit.pipeline", "audit_bytes": "audit.pipeline", "explain_file": "audit.explain",
+    "explain_text": "audit.explain", "explain_bytes": "audit.explain",
     "Profile": "audit.profile", "load_profile": "audit.profile", "HandResult": "audit.replay",
     "Rule": "audit.rules", "Store": "audit.store",
 }
 
-__all__ = ["Finding", "Hand", "HandResult", "Profile", "Rule", "Store", "audit_file", "load_profile", "read_hands",
-           "replay"]
+__all__ = ["Finding", "Hand", "HandResult", "Profile", "Rule", "Store", "audit_bytes", "audit_file", "audit_text",
+           "explain_bytes", "explain_file", "explain_text", "load_profile", "read_hands", "replay"]
 
 
-def read_hands(path: str) -> Iterator[Hand]:
-    """The hands of a file that could be read (use ``audit_file`` for findings on the others too)."""
+def read_hands(path: str | None = None, *, text: str | None = None, data: bytes | None = None) -> Iterator[Hand]:
+    """The hands that could be read from a file (``path``), a string (``text``) or bytes (``data``); give one
+    of the three. Use ``audit_file`` / ``audit_text`` / ``audit_bytes`` for findings on the others too."""
     from audit.model import Hand
     from audit.parse import parse_block
-    from audit.read import read_blocks
+    from audit.read import read_blocks, read_bytes_blocks, read_text_blocks
 
-    for block in read_blocks(path):
+    if (path is None) + (text is None) + (data is None) != 2:
+        raise TypeError("read_hands() takes exactly one of path, text or data")
+    if text is not None:
+        blocks = read_text_blocks(text)
+    elif data is not None:
+        blocks = read_bytes_blocks(data)
+    else:
+        blocks = read_blocks(path)  # type: ignore[arg-type]
+    for block in blocks:
         parsed = parse_block(block)
         if type(parsed) is Hand:
             yield parsed

@@ -28,7 +28,7 @@ from audit.model import (
 from audit.parse import parse_block
 from audit.pipeline import Audited, audit_blocks
 from audit.profile import Profile, load_profile
-from audit.read import RawBlock, read_blocks
+from audit.read import RawBlock, read_blocks, read_bytes_blocks, read_text_blocks
 from audit.replay import HandResult
 
 POT = "the pot"
@@ -267,6 +267,24 @@ def explain_file(path: str, profile: Profile | None = None, hand_id: str | None 
 
     ``hand_id``: only that hand (and no session totals); ``InputError`` when the file has no such hand.
     """
+    return explain_blocks(read_blocks(path), profile, hand_id, path)
+
+
+def explain_text(text: str, profile: Profile | None = None, hand_id: str | None = None,
+                 name: str = "<text>") -> Iterator[Explained]:
+    """``explain_file`` for a log held in a string (``name`` stands for the file)."""
+    return explain_blocks(read_text_blocks(text, name), profile, hand_id, name)
+
+
+def explain_bytes(data: bytes, profile: Profile | None = None, hand_id: str | None = None,
+                  name: str = "<bytes>") -> Iterator[Explained]:
+    """``explain_file`` for a log held as bytes (an upload), decoded as a file is."""
+    return explain_blocks(read_bytes_blocks(data, name), profile, hand_id, name)
+
+
+def explain_blocks(blocks: Iterable[RawBlock], profile: Profile | None = None, hand_id: str | None = None,
+                   name: str = "<text>") -> Iterator[Explained]:
+    """Explain the hands of blocks already cut from a log (``name``: the log, for messages)."""
     tracker = _ProfileTracker(profile or load_profile("home-open"))
     session_hands: list[HandExplanation] = []
     session_name: str | None = None
@@ -280,7 +298,7 @@ def explain_file(path: str, profile: Profile | None = None, hand_id: str | None 
             yield session_totals(session_name, session_file, session_hands, findings)
         session_hands, session_name = [], None
 
-    for audited in audit_blocks(tracker.watch(read_blocks(path)), profile, steps=True):
+    for audited in audit_blocks(tracker.watch(blocks), profile, steps=True):
         if audited.result is None and audited.failure is None and not any(f.hand for f in audited.findings):
             if audited.findings and audited.session is not None and audited.session == session_name:
                 yield from close(audited.findings)  # the session end block and its standings
@@ -298,7 +316,7 @@ def explain_file(path: str, profile: Profile | None = None, hand_id: str | None 
     yield from close()
     if hand_id is not None and not found:
         listed = ", ".join(seen[:20]) + (" …" if len(seen) > 20 else "")
-        raise InputError(f"{path}: no hand {hand_id!r} (the file has: {listed or 'no hands'})")
+        raise InputError(f"{name}: no hand {hand_id!r} (the file has: {listed or 'no hands'})")
 
 
 def _explain_audited(audited: Audited, tracker: _ProfileTracker) -> HandExplanation:

@@ -10,7 +10,7 @@ from audit.findings import Finding, make_finding, parse_finding
 from audit.model import Block, Hand, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
 from audit.parse import parse_block
 from audit.profile import Profile, load_profile
-from audit.read import RawBlock, read_blocks
+from audit.read import RawBlock, read_blocks, read_bytes_blocks, read_text_blocks
 from audit.replay import HandResult, replay
 from audit.rules import Rule
 from audit.session import SessionTracker
@@ -58,6 +58,18 @@ def audit_file(path: str, profile: Profile | None = None, steps: bool = False,
                display: str | None = None) -> Iterator[Audited]:
     """Audit every hand of one file, in file order (``profile``: for files without a ``Profile:`` line)."""
     yield from audit_blocks(read_blocks(path, display), profile, steps)
+
+
+def audit_text(text: str, profile: Profile | None = None, steps: bool = False,
+               name: str = "<text>") -> Iterator[Audited]:
+    """Audit every hand of a log held in a string (a notebook, a paste); ``name`` stands for the file."""
+    yield from audit_blocks(read_text_blocks(text, name), profile, steps)
+
+
+def audit_bytes(data: bytes, profile: Profile | None = None, steps: bool = False,
+                name: str = "<bytes>") -> Iterator[Audited]:
+    """Audit every hand of a log held as bytes (an upload), decoded as a file is."""
+    yield from audit_blocks(read_bytes_blocks(data, name), profile, steps)
 
 
 def audit_blocks(blocks: Iterator[RawBlock], profile: Profile | None = None,

@@ -7,6 +7,7 @@ file line of every line it keeps, so that a finding can point at the line in the
 from __future__ import annotations
 
 import codecs
+import io
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -240,6 +241,12 @@ def read_blocks(path: str | os.PathLike[str], display: str | None = None) -> Ite
         raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
     with handle:
         yield from split_blocks(iter_lines(handle, name), name)
+
+
+def read_bytes_blocks(data: bytes, file: str = "<bytes>") -> Iterator[RawBlock]:
+    """Blocks of a log held in memory as bytes (an upload, a notebook): decoded exactly as a file is (BOM,
+    UTF-16 with a BOM, CRLF; binary data and invalid UTF-8 raise ``InputError`` naming ``file``)."""
+    return split_blocks(iter_lines(io.BytesIO(data), file), file)
 
 
 def read_text_blocks(text: str, file: str = "<text>") -> Iterator[RawBlock]:
