@@ -585,7 +585,8 @@ class Replay:
                 if x.kind == "big" and x.amount != stake and not short_all_in:
                     which = "the small bet, " if game.betting == "fixed-limit" else ""
                     self.add(Rule.BLIND_WRONG, x.line, f"{p} posted a big blind of {x.amount}; at stakes of "
-                             f"{game.small}/{game.big} ({game.betting}) the big blind is {which}{stake}.",
+                             f"{game.small}/{game.big} ({game.betting.replace('-', ' ')}) the big blind is "
+                             f"{which}{stake}.",
                              player=p, expected=stake, actual=x.amount, street="pre")
                 elif x.kind == "both" and x.amount < stake and not short_all_in:
                     self.add(Rule.BLIND_WRONG, x.line, f"{p} posted {x.amount} for the small and big blinds "
@@ -1097,7 +1098,11 @@ class Replay:
                 self.add(Rule.BET_FIXED_SIZE, a.line, msg, player=p, expected=target, actual=to)
             cap = self.rules.raise_cap
             if cap is not None and rnd.raises >= cap and not self.cap_lifted_heads_up(rnd):
-                self.add(Rule.RAISE_CAP, a.line, f"{p} raised after the cap of {cap} bets was reached.",
+                why = ""
+                if not self.rules.raise_cap_heads_up and len(self.active()) == 2:
+                    why = (f" The round began with {rnd.began_with} players able to bet, so folds since then do not "
+                           "lift it.")
+                self.add(Rule.RAISE_CAP, a.line, f"{p} raised after the cap of {cap} bets was reached.{why}",
                          player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1)
 
     def cap_lifted_heads_up(self, rnd: BettingRound) -> bool:
@@ -1786,6 +1791,8 @@ class Replay:
         was dealt, so a card the hero was dealt is ``CARD_DUPLICATE`` there too. When the cards dealt in the hand,
         draws included, number 52 or fewer, no reshuffle can have happened: a card the hero threw away (a discard,
         or his hand folded before the draw) that another player shows is ``STUB_CARD``."""
+        if not self.shown:
+            return
         dealt: dict[str, set[str]] = {}  # the hero's (a player whose cards the log shows) first hand
         held: dict[str, set[str]] = {}  # every card he held
         thrown: dict[str, set[str]] = {}  # his discards
