@@ -78,7 +78,7 @@ class BettingRound:
     """The state of one betting round and what is legal in it."""
 
     __slots__ = ("bets", "current", "full", "acted", "pending", "last_aggressor", "opener", "raises",
-                 "any_bet", "first_actor", "end_line", "fixed", "full_to")
+                 "any_bet", "first_actor", "end_line", "fixed", "full_to", "began_with")
 
     def __init__(self, bets: dict[str, int], current: int, full: int, fixed: bool = False) -> None:
         self.bets = bets  # chips each player has in this round
@@ -94,6 +94,7 @@ class BettingRound:
         self.any_bet = current > 0
         self.first_actor: str | None = None
         self.end_line = 0  # the line that closed the round
+        self.began_with = 0  # players able to bet when the round opened (not folded, not all-in)
 
     def to_call(self, player: str) -> int:
         """Chips the player must add to call."""
@@ -490,8 +491,10 @@ class Replay:
         else:
             mine.append(post)
         self.put_in(p, post.amount, post.line, post.all_in, post.kind, True)
-        if post.kind in ("small", "big", "over", "live", "both"):  # live: a bet of the first round
+        if post.kind in ("small", "big", "over", "live"):  # live: a bet of the first round
             self.pre_bets[p] = self.pre_bets.get(p, 0) + post.amount
+        elif post.kind == "both":
+            self.pre_bets[p] = self.pre_bets.get(p, 0) + post.amount - self.site_dead_small_blind(post)
         if self.steps is not None:
             self.record(post.line, post)
 
@@ -546,8 +549,49 @@ class Replay:
             self.check_blinds(line)
             if prof.missed_blinds == "seed-004":
                 self.check_entry_posts(line)
+        if self.hand.dialect == "site":
+            self.check_site_big_blind()
 
     _BLIND_NAMES = {"small": "small blind", "big": "big blind", "over": "over blind"}
+
+    def site_big_blind(self) -> int | None:
+        """Site logs: the big blind the header's stakes call for: the second amount in no and pot limit, the small
+        bet (the first amount) in fixed limit."""
+        game = self.hand.game
+        if game is None:
+            return None
+        return game.small if game.betting == "fixed-limit" else game.big
+
+    def site_dead_small_blind(self, post: Post) -> int:
+        """Site logs: the dead part of a ``posts small & big blinds`` post: the big blind plays live, the rest
+        goes to the pot as dead money."""
+        stake = self.site_big_blind()
+        if stake is None or post.amount <= stake:
+            return 0
+        return post.amount - stake
+
+    def check_site_big_blind(self) -> None:
+        """Site logs (``BLIND_WRONG``): every big blind posted equals the header's stake unless its poster is
+        all-in for less; a small and big blind posted together hold at least the big blind. The small blind's
+        size and the blinds' seats are not audited (dead-button rules vary between sites)."""
+        stake = self.site_big_blind()
+        game = self.hand.game
+        if stake is None or game is None:
+            return
+        for p, posts in self.posted.items():
+            all_in = self.stack.get(p, 0) <= 0
+            for x in posts:
+                short_all_in = (x.all_in or all_in) and x.amount < stake
+                if x.kind == "big" and x.amount != stake and not short_all_in:
+                    which = "the small bet, " if game.betting == "fixed-limit" else ""
+                    self.add(Rule.BLIND_WRONG, x.line, f"{p} posted a big blind of {x.amount}; at stakes of "
+                             f"{game.small}/{game.big} ({game.betting.replace('-', ' ')}) the big blind is "
+                             f"{which}{stake}.",
+                             player=p, expected=stake, actual=x.amount, street="pre")
+                elif x.kind == "both" and x.amount < stake and not short_all_in:
+                    self.add(Rule.BLIND_WRONG, x.line, f"{p} posted {x.amount} for the small and big blinds "
+                             f"together, less than the big blind of {stake} alone.", player=p,
+                             expected=f"at least {stake}", actual=x.amount, street="pre")
 
     def blind_seats(self) -> dict[str, str]:
         """``blinds = three``: which player owes which blind. Left of the button the small, then the big, then the
@@ -768,6 +812,7 @@ class Replay:
             if p in self.in_hand and p not in self.folded and p not in self.all_in:
                 pending.add(p)
         rnd.pending = pending
+        rnd.began_with = len(pending)
         if street == "second" and len(pending) <= 1 and _nothing_to_call(rnd, pending):
             rnd.pending = pending = set()
         if self._count_able() <= 1 and _nothing_to_call(rnd, pending):
@@ -1052,10 +1097,18 @@ class Replay:
                     msg = f"{p} raised to {to}; in this round a raise is one bet of {size}, so to {target}{completing}."
                 self.add(Rule.BET_FIXED_SIZE, a.line, msg, player=p, expected=target, actual=to)
             cap = self.rules.raise_cap
-            heads_up = len([q for q in self.active()]) == 2
-            if cap is not None and (self.rules.raise_cap_heads_up or not heads_up) and rnd.raises >= cap:
-                self.add(Rule.RAISE_CAP, a.line, f"{p} raised after the cap of {cap} bets was reached.",
+            if cap is not None and rnd.raises >= cap and not self.cap_lifted_heads_up(rnd):
+                why = ""
+                if not self.rules.raise_cap_heads_up and len(self.active()) == 2:
+                    why = (f" The round began with {rnd.began_with} players able to bet, so folds since then do not "
+                           "lift it.")
+                self.add(Rule.RAISE_CAP, a.line, f"{p} raised after the cap of {cap} bets was reached.{why}",
                          player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1)
+
+    def cap_lifted_heads_up(self, rnd: BettingRound) -> bool:
+        """``raise-cap = 4-not-heads-up`` (site): no cap in a round that began with two players able to bet (an
+        all-in player bets no more); a round that began with three or more stays capped after folds (RRoP)."""
+        return not self.rules.raise_cap_heads_up and rnd.began_with <= 2
 
     def apply_raise(self, a: Action, rnd: BettingRound, judged: bool = False) -> None:
         p = a.player
@@ -1649,9 +1702,10 @@ class Replay:
         dead_total = 0
         for p, xs in self.posted.items():
             for x in xs:
-                if x.kind == "dead":
-                    dead_posts[p] = dead_posts.get(p, 0) + x.amount
-                    dead_total += x.amount
+                dead = x.amount if x.kind == "dead" else self.site_dead_small_blind(x) if x.kind == "both" else 0
+                if dead:
+                    dead_posts[p] = dead_posts.get(p, 0) + dead
+                    dead_total += dead
         contributions_after: dict[str, int] = {}
         for p, amount in contrib.items():
             contributions_after[p] = amount - due.get(p, 0) - dead_posts.get(p, 0)
@@ -1709,6 +1763,8 @@ class Replay:
                          f"{collected_total} collected.", expected=self.summary.total - rake,
                          actual=collected_total, street="summary")
         self.check_show_order(live)
+        if self.hand.dialect == "site":
+            self.check_site_known_cards()
         if self.points_mode:
             self.check_points(live)
         end = {p: self.start[p] - self.contrib.get(p, 0) for p in self.start}
@@ -1726,6 +1782,63 @@ class Replay:
             should_receive=should, received=received, contributions=contrib,
             start_stacks=self.start, end_stacks=end, dealt_in=self.order, redeal=redeal,
             pot_total=pot_total, rake=rake, steps=self.steps, points=self.scores)
+
+    def check_site_known_cards(self) -> None:
+        """Site logs: the hero's known cards against every other player's shown hand (RULES.md, "Site logs").
+
+        A card the hero still held after the draw is live: shown by another player it is ``CARD_DUPLICATE`` (when
+        the hero showed too, the shown hands' own comparison reports it). A player who stood pat shows the hand he
+        was dealt, so a card the hero was dealt is ``CARD_DUPLICATE`` there too. When the cards dealt in the hand,
+        draws included, number 52 or fewer, no reshuffle can have happened: a card the hero threw away (a discard,
+        or his hand folded before the draw) that another player shows is ``STUB_CARD``."""
+        if not self.shown:
+            return
+        dealt: dict[str, set[str]] = {}  # the hero's (a player whose cards the log shows) first hand
+        held: dict[str, set[str]] = {}  # every card he held
+        thrown: dict[str, set[str]] = {}  # his discards
+        stood_pat: set[str] = set()
+        cards_dealt = 5 * len(self.order)
+        for item in self.hand.body:
+            if type(item) is Dealt:
+                cards = {c for group in item.groups for c in group}
+                if item.player not in dealt:
+                    dealt[item.player] = cards
+                    held[item.player] = set(cards)
+                else:
+                    held[item.player] |= cards
+            elif type(item) is Discard:
+                cards_dealt += len(item.cards) if item.cards is not None else item.count
+                if item.cards is not None:
+                    thrown.setdefault(item.player, set()).update(item.cards)
+            elif type(item) is StandPat:
+                stood_pat.add(item.player)
+        no_reshuffle = cards_dealt <= len(self.deck_cards)
+        for hero, first in dealt.items():
+            folded_before_draw = hero in self.folded and hero not in self.drew
+            discards = thrown.get(hero, set())
+            live = set() if folded_before_draw else held[hero] - discards
+            gone = held[hero] if folded_before_draw else discards
+            hero_shown = set(self.shown[hero].cards) if hero in self.shown else set()
+            for q in self.show_order:
+                if q == hero or q in dealt:
+                    continue
+                show = self.shown[q]
+                for c in show.cards:
+                    if c in hero_shown:
+                        continue  # two shown hands: reported when the second was shown
+                    if c in live:
+                        self.add(Rule.CARD_DUPLICATE, show.line, f"{q} showed {c}, but {hero} still held {c} after "
+                                 "the draw: the same card in two live hands.", player=q, actual=c,
+                                 street="showdown")
+                    elif c in first and q in stood_pat:
+                        self.add(Rule.CARD_DUPLICATE, show.line, f"{q} stood pat, so he showed the hand he was "
+                                 f"dealt, but {c} was dealt to {hero}: the same card dealt twice.", player=q,
+                                 actual=c, street="showdown")
+                    elif c in gone and no_reshuffle:
+                        how = "folded before the draw" if folded_before_draw else "discarded"
+                        self.add(Rule.STUB_CARD, show.line, f"{q} showed {c}, which {hero} had {how}; with only "
+                                 f"{cards_dealt} cards dealt in this hand, draws included, no reshuffle can have "
+                                 "brought it back.", player=q, actual=c, street="showdown")
 
     def findings_of(self, rule: Rule) -> bool:
         return any(f.rule == rule.value for f in self.findings)

@@ -56,6 +56,22 @@ def judge(expect: dict[str, Any], found: list[dict[str, Any]]) -> str:
     return f"false findings {extra}" if extra else ""
 
 
+def banned_in_clean(expect: dict[str, Any], found: list[dict[str, Any]]) -> str:
+    """Stricter than run_cases.py, where it cannot contradict it: a clean case's ``must_not_include`` rules must
+    not appear at any severity (a near miss says that its own rule, a warning included, is not raised)."""
+    if not expect.get("clean"):
+        return ""
+    banned = set(expect.get("must_not_include", []))
+    extra = sorted({str(f.get("rule")) for f in found if f.get("rule") in banned})
+    return f"false findings {extra}" if extra else ""
+
+
+def describe(found: list[dict[str, Any]]) -> str:
+    """The findings, one a line, for an assertion message."""
+    return "\n".join(f"  {f.get('hand')} {f.get('rule')} {f.get('severity')} {f.get('player')} "
+                     f"line {f.get('line')}: {f.get('message')}" for f in found) or "  (no findings)"
+
+
 def verdict(case: Path) -> str:
     """Run and judge one case."""
     expect = expectation(case)

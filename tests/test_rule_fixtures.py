@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from casejudge import judge, run_check
+from casejudge import banned_in_clean, describe, judge, run_check
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DIR = ROOT / "fixtures" / "rules"
@@ -42,20 +42,6 @@ HOME_OPEN_RULES = [
 ]
 # home-open's bet unit is 1: every whole amount is a multiple, so BET_UNIT can only have a near miss.
 MISS_ONLY = {"BET_UNIT"}
-
-
-def banned_in_clean(expect: dict, found: list[dict]) -> str:
-    """The one addition to run_cases.py: a clean case's must_not_include rules, at any severity."""
-    if not expect.get("clean"):
-        return ""
-    banned = set(expect.get("must_not_include", []))
-    extra = sorted({f.get("rule") for f in found if f.get("rule") in banned})
-    return f"false findings {extra}" if extra else ""
-
-
-def describe(found: list[dict]) -> str:
-    return "\n".join(f"  {f.get('hand')} {f.get('rule')} {f.get('severity')} {f.get('player')} "
-                     f"line {f.get('line')}: {f.get('message')}" for f in found) or "  (no findings)"
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")

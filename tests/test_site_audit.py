@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
-from conftest import AUDIT, SHARED
+import pytest
+
+from casejudge import banned_in_clean, cases_in, describe, expectation, judge, run_check
+from conftest import AUDIT, ROOT, SHARED
 
 
 def _findings(folder: str) -> list[dict[str, object]]:
@@ -42,3 +46,51 @@ def test_other_sites_are_named_not_misread() -> None:
     assert {f["rule"] for f in found} == {"PARSE_ERROR"}
     assert sum("OnGame hand histories are not read yet" in str(f["message"]) for f in found) == 15
     assert sum("Full Tilt Poker hand histories are not read yet" in str(f["message"]) for f in found) == 3
+
+
+# ---- RULES.md "Site logs": real hands with one change each (fixtures/site), judged through the CLI --------------
+SITE_FIXTURES = ROOT / "fixtures" / "site"
+SITE_CASES = cases_in(SITE_FIXTURES)
+# each decision of RULES.md's "Site logs" paragraph: its rule, and the betting structures its fixtures must cover
+SITE_RULES = {"BLIND_WRONG": ("nl", "pl", "fl"), "CARD_DUPLICATE": ("nl", "fl"), "RAISE_CAP": ("fl",),
+              "STUB_CARD": ("nl", "pl", "fl")}
+
+
+@pytest.mark.parametrize("case", SITE_CASES, ids=lambda p: p.stem)
+def test_site_fixture(case: Path) -> None:
+    expect = expectation(case)
+    found = run_check(case, expect.get("profile"))
+    wrong = judge(expect, found) or banned_in_clean(expect, found)
+    assert not wrong, f"{case.name}: {wrong}\nfindings:\n{describe(found)}"
+
+
+def test_every_site_decision_has_hits_and_near_misses() -> None:
+    """``<RULE>-hit-…`` wants its rule found, ``<RULE>-miss-…`` bans it; every structure the decision covers has a
+    hit, and every decision a near miss."""
+    wrong, lacking = [], []
+    for rule, structures in SITE_RULES.items():
+        hits = [c for c in SITE_CASES if c.stem.startswith(f"{rule}-hit-")]
+        misses = [c for c in SITE_CASES if c.stem.startswith(f"{rule}-miss-")]
+        for case in hits:
+            if rule not in {w["rule"] for w in expectation(case).get("must_include", [])}:
+                wrong.append(case.name)
+        for case in misses:
+            expect = expectation(case)
+            if not expect.get("clean") or rule not in expect.get("must_not_include", []):
+                wrong.append(case.name)
+        lacking += [f"{rule}-hit-…-{s}" for s in structures if not any(c.stem.endswith(f"-{s}") for c in hits)]
+        if not misses:
+            lacking.append(f"{rule}-miss-…")
+    assert not wrong and not lacking, f"wrong expectations: {wrong}; missing: {lacking}"
+
+
+def test_site_fixtures_are_real_hands() -> None:
+    """Every rule fixture names the real hand it was built from, and that hand is there with the same id."""
+    for case in SITE_CASES:
+        if not case.stem.split("-")[0].isupper():
+            continue  # the synthetic and other-game fixtures
+        first = case.read_text(encoding="utf-8").splitlines()[0]
+        source, _, hand = first.removeprefix("# Built from shared/").rstrip(".").partition(", hand ")
+        real = (SHARED / source).read_text(encoding="utf-8-sig")
+        hand_id = hand or real.split("#", 1)[1].split(":", 1)[0]
+        assert f"#{hand_id}:" in real and f"#{hand_id}:" in case.read_text(encoding="utf-8"), case.name
