@@ -78,7 +78,7 @@ class BettingRound:
     """The state of one betting round and what is legal in it."""
 
     __slots__ = ("bets", "current", "full", "acted", "pending", "last_aggressor", "opener", "raises",
-                 "any_bet", "first_actor", "end_line", "fixed", "full_to", "began_with")
+                 "any_bet", "first_actor", "end_line", "fixed", "full_to", "capped_with")
 
     def __init__(self, bets: dict[str, int], current: int, full: int, fixed: bool = False) -> None:
         self.bets = bets  # chips each player has in this round
@@ -94,7 +94,7 @@ class BettingRound:
         self.any_bet = current > 0
         self.first_actor: str | None = None
         self.end_line = 0  # the line that closed the round
-        self.began_with = 0  # players able to bet when the round opened (not folded, not all-in)
+        self.capped_with = 0  # players able to bet (not folded, not all-in) when the cap was reached; 0: not yet
 
     def to_call(self, player: str) -> int:
         """Chips the player must add to call."""
@@ -812,7 +812,6 @@ class Replay:
             if p in self.in_hand and p not in self.folded and p not in self.all_in:
                 pending.add(p)
         rnd.pending = pending
-        rnd.began_with = len(pending)
         if street == "second" and len(pending) <= 1 and _nothing_to_call(rnd, pending):
             rnd.pending = pending = set()
         if self._count_able() <= 1 and _nothing_to_call(rnd, pending):
@@ -1099,16 +1098,17 @@ class Replay:
             cap = self.rules.raise_cap
             if cap is not None and rnd.raises >= cap and not self.cap_lifted_heads_up(rnd):
                 why = ""
-                if not self.rules.raise_cap_heads_up and len(self.active()) == 2:
-                    why = (f" The round began with {rnd.began_with} players able to bet, so folds since then do not "
-                           "lift it.")
+                if not self.rules.raise_cap_heads_up and self._count_able() <= 2:
+                    why = (f" The cap was reached with {rnd.capped_with} players able to bet, so folds since then "
+                           "do not lift it.")
                 self.add(Rule.RAISE_CAP, a.line, f"{p} raised after the cap of {cap} bets was reached.{why}",
                          player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1)
 
     def cap_lifted_heads_up(self, rnd: BettingRound) -> bool:
-        """``raise-cap = 4-not-heads-up`` (site): no cap in a round that began with two players able to bet (an
-        all-in player bets no more); a round that began with three or more stays capped after folds (RRoP)."""
-        return not self.rules.raise_cap_heads_up and rnd.began_with <= 2
+        """``raise-cap = 4-not-heads-up`` (site), as Robert's Rules say: raising is unlimited when the action is
+        heads-up (two players able to bet: an all-in player bets no more) before the cap is reached; a cap
+        reached with three or more stays in force after folds leave two."""
+        return not self.rules.raise_cap_heads_up and rnd.capped_with <= 2 and self._count_able() <= 2
 
     def apply_raise(self, a: Action, rnd: BettingRound, judged: bool = False) -> None:
         p = a.player
@@ -1163,7 +1163,10 @@ class Replay:
     def after_raise(self, p: str, rnd: BettingRound, full: bool) -> None:
         rnd.acted.add(p)
         rnd.last_aggressor = p
-        rnd.raises += 1 if full else 0
+        if full:
+            rnd.raises += 1
+            if rnd.raises == self.rules.raise_cap and not rnd.capped_with:
+                rnd.capped_with = self._count_able()
         rnd.any_bet = True
         pending: set[str] = set()
         in_hand = self.in_hand
