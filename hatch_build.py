@@ -31,7 +31,7 @@ def build(build_lib: str | None = None) -> list[str]:
     from setuptools import Distribution
 
     native = _native()
-    sources = [f"audit/{name}.py" for name in native["COMPILED"]]
+    sources = [str(native["source_path"](name, Path("audit"))) for name in native["COMPILED"]]
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:

@@ -42,7 +42,7 @@ __all__ = ["Finding", "Hand", "HandResult", "Profile", "Rule", "Store", "audit_f
 def read_hands(path: str) -> Iterator[Hand]:
     """The hands of a file that could be read (use ``audit_file`` for findings on the others too)."""
     from audit.model import Hand
-    from audit.parse import parse_block
+    from audit.dialects.dispatch import parse_block
     from audit.read import read_blocks
 
     for block in read_blocks(path):

@@ -241,7 +241,7 @@ class Replay:
         self.round: BettingRound | None = None
         self.rounds: dict[str, BettingRound] = {}
         self.cards: dict[str, tuple[str, ...]] = {}
-        self.known_cards = hand.dialect == "house"
+        self.known_cards = hand.shows_all_cards
         self.ranking = setup.ranking
         self.deck_cards = setup.deck_cards
         self.deck_order: list[str] | None = None
@@ -461,7 +461,7 @@ class Replay:
             self.add(Rule.SEAT_COUNT, self.hand.line,
                      f"{n} players were dealt in; this game is for {prof.min_players} to {prof.max_players}.",
                      expected=f"{prof.min_players}-{prof.max_players}", actual=n, street="pre")
-        if prof.points_mode != self.hand.points_mode and self.hand.dialect == "house":
+        if prof.points_mode != self.hand.points_mode and self.hand.shows_all_cards:
             line = self.hand.seats[0].line if self.hand.seats else self.hand.line
             if prof.points_mode:
                 msg = "This game is played without bets ('mode = points'), but the seat lines count chips."
@@ -1616,7 +1616,7 @@ class Replay:
             self.record(c.line, c)
 
     def on_event(self, e: Event) -> None:
-        if e.player not in self.seat_of and self.hand.dialect == "house":
+        if e.player not in self.seat_of and self.hand.shows_all_cards:
             self.add(Rule.UNKNOWN_PLAYER, e.line, f"{e.player} has no seat at this table.", player=e.player)
 
     def on_score(self, s: Score) -> None:
