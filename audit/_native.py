@@ -27,7 +27,8 @@ from types import ModuleType
 # Compiled together, in one group (they call each other without going through Python); a dotted name is a module
 # of a sub-package (``dialects.house`` is ``audit/dialects/house.py``).
 COMPILED = ("model", "findings", "cards", "pots", "read", "dialects.registry", "dialects.common",
-            "dialects.house", "dialects.dispatch", "replay", "session", "pipeline", "check", "rows", "profile")
+            "dialects.house", "dialects.pokerstars", "dialects.fulltilt", "dialects.ongame", "dialects.dispatch",
+            "replay", "session", "pipeline", "check", "rows", "profile")
 STAMP = "_native_stamp.json"
 HERE = Path(__file__).resolve().parent
 

@@ -8,7 +8,7 @@ shows the line with a caret under the first character that does not read.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any, Final
 
@@ -145,7 +145,7 @@ def word_start(text: str, at: int) -> int:
     return at
 
 
-NAME_PREFIX: Final = "(?P<name>[^\\n]+?) "  # how the patterns of lines led by a player's name begin
+NAME_PREFIX: Final = "(?P<name>[^\n]+?) "  # how the patterns of lines led by a player's name begin (Lark makes the \n a newline)
 
 
 def diagnose_tail(pattern: str, line: str, start: int, verb: str) -> tuple[int, str]:
@@ -223,11 +223,11 @@ class TableParser:
     named after its terminal.
     """
 
-    def __init__(self, lark: Lark, start: str, on_line: dict[str, Shifted], on_rule: dict[str, Reduced]) -> None:
+    def __init__(self, lark: Lark, start: str, on_line: Mapping[str, Shifted], on_rule: Mapping[str, Reduced]) -> None:
         from lark.parsers.lalr_analysis import Shift
         table = lark.parser.parser.parser.parse_table
         inner = lark.parser.parser.parser
-        self.on_line = on_line
+        self.on_line: dict[str, Shifted] = dict(on_line)
         names = {t.name for t in lark.lexer_conf.terminals}
         self.terminals = frozenset(names | {"$END"})
         if names - set(on_line):

@@ -282,7 +282,7 @@ class _Builder:
             lead = self.round.last_aggressor or self.round.first_actor
             names = [s.player for s in ring]
             if lead in names:
-                first = names.index(lead)  # type: ignore[arg-type]
+                first = names.index(lead)
             else:
                 first = next((i for i, s in enumerate(ring) if s.seat > button), 0)
             for p in names[first:] + names[:first]:
