@@ -88,12 +88,15 @@ def amount_of(m: re.Match[str], group: str, cents: bool, line: int) -> int:
 
 # ---- caret errors -------------------------------------------------------------------------------------------
 
+_HAND_ID: Final = re.compile(r"(?:[^#\n]* (?:Game|Hand) #|\*\*\*\*\* History for hand )([\w-]*\d[\w-]*)")
+
+
 def hand_id_guess(block: RawBlock) -> str | None:
     """The hand's id from the block's first line, when it names one (for the finding of an unreadable hand)."""
     first = block.lines[0] if block.lines else ""
     if first.startswith("Hand #"):
         return first[6:].split(" ", 1)[0] or None
-    m = re.match(r"[^#\n]*?(?:Game|Hand|hand) #?([\w-]*\d[\w-]*)", first)
+    m = _HAND_ID.match(first)
     return m.group(1) if m else None
 
 
