@@ -220,8 +220,8 @@ def parse_hand(block: RawBlock) -> Hand | ParseFailure:
     tokens = _LINE_KINDS.tokens(block.text(), patterns, _OPENS_SUMMARY, _game_of, SUPPORTED_GAME)
     try:
         hand: Hand = parser.parse(tokens, block.numbers, _Builder())  # type: ignore[assignment]
-    except Misplaced as exc:
-        return _out_of_place(block, exc)
-    except LineError as exc:
-        return failure(block, exc.line, exc.column, exc.what)
+    except Misplaced as misplaced:  # (one name per clause: the compiled code gives a name one type)
+        return _out_of_place(block, misplaced)
+    except LineError as unreadable:
+        return failure(block, unreadable.line, unreadable.column, unreadable.what)
     return hand._replace(file=block.file, end_line=block.end_line)
