@@ -31,7 +31,8 @@ def build(build_lib: str | None = None) -> list[str]:
     from setuptools import Distribution
 
     native = _native()
-    sources = [f"audit/{name}.py" for name in native["COMPILED"]]
+    digests = native["source_digests"](ROOT / "audit")  # before compiling: a source edited meanwhile is stale
+    sources = [str(native["source_path"](name, Path("audit"))) for name in native["COMPILED"]]
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
@@ -49,7 +50,7 @@ def build(build_lib: str | None = None) -> list[str]:
         out = ROOT if build_lib is None else Path(build_lib)
         built = [str(Path(p).resolve().relative_to(out.resolve())) for p in cmd.get_outputs()]
         stamp = out / "audit" / native["STAMP"]
-        stamp.write_text(json.dumps(native["source_digests"](ROOT / "audit"), indent=1) + "\n", encoding="utf-8")
+        stamp.write_text(json.dumps(digests, indent=1) + "\n", encoding="utf-8")
         return built + [str(stamp.relative_to(out))]
     finally:
         os.chdir(cwd)

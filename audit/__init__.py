@@ -47,7 +47,7 @@ def read_hands(path: str | None = None, *, text: str | None = None, data: bytes 
     """The hands that could be read from a file (``path``), a string (``text``) or bytes (``data``); give one
     of the three. Use ``audit_file`` / ``audit_text`` / ``audit_bytes`` for findings on the others too."""
     from audit.model import Hand
-    from audit.parse import parse_block
+    from audit.dialects.dispatch import parse_block
     from audit.read import read_blocks, read_bytes_blocks, read_text_blocks
 
     if (path is None) + (text is None) + (data is None) != 2:

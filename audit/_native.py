@@ -24,16 +24,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-# Compiled together, in one group (they call each other without going through Python).
-COMPILED = ("model", "findings", "cards", "pots", "read", "parse", "replay", "session", "pipeline", "check",
-            "rows", "profile")
+# Compiled together, in one group (they call each other without going through Python); a dotted name is a module
+# of a sub-package (``dialects.house`` is ``audit/dialects/house.py``).
+COMPILED = ("model", "findings", "cards", "pots", "read", "dialects.registry", "dialects.common",
+            "dialects.house", "dialects.pokerstars", "dialects.fulltilt", "dialects.ongame", "dialects.dispatch",
+            "replay", "session", "pipeline", "check", "rows", "profile")
 STAMP = "_native_stamp.json"
 HERE = Path(__file__).resolve().parent
 
 
+def source_path(name: str, folder: Path = HERE) -> Path:
+    """The source file of the compiled module ``name`` (as listed in ``COMPILED``)."""
+    return folder.joinpath(*name.split(".")).with_suffix(".py")
+
+
 def source_digests(folder: Path = HERE) -> dict[str, str]:
     """SHA-256 of each compiled module's source."""
-    return {name: hashlib.sha256((folder / f"{name}.py").read_bytes()).hexdigest() for name in COMPILED}
+    return {name: hashlib.sha256(source_path(name, folder).read_bytes()).hexdigest() for name in COMPILED}
 
 
 def compiled_state() -> str:
@@ -57,10 +64,10 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        package, _, name = fullname.rpartition(".")
+        package, _, name = fullname.partition(".")
         if package != "audit" or name not in COMPILED:
             return None
-        return importlib.util.spec_from_file_location(fullname, HERE / f"{name}.py")
+        return importlib.util.spec_from_file_location(fullname, source_path(name))
 
 
 def guard() -> str:

@@ -25,7 +25,7 @@ from audit.findings import Finding
 from audit.model import (
     Action, Collect, Dealt, Discard, Hand, Item, Muck, Preamble, ProfileLine, SessionLine, Show, StandPat, OptionLine,
 )
-from audit.parse import parse_block
+from audit.dialects.dispatch import parse_block
 from audit.pipeline import Audited, audit_blocks
 from audit.profile import Profile, load_profile
 from audit.read import RawBlock, read_blocks, read_bytes_blocks, read_text_blocks

@@ -212,8 +212,10 @@ class Hand(NamedTuple):
     carried: int = 0  # ``Pot carried over: <n>``
     carried_line: int = 0
     points_mode: bool = False  # the seat lines carry points
-    dialect: str = "house"  # "house" or "site"
+    dialect: str = "house"  # the dialect's name in the registry (audit/dialects/registry.py): house, site, ...
     game: Game | None = None
+    # The log shows every player's cards (the house format), or only the hero's and those shown down (site logs).
+    shows_all_cards: bool = True
 
 
 class SessionLine(NamedTuple):

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from audit.errors import ProfileError
 from audit.findings import Finding, make_finding, parse_finding
 from audit.model import Block, Hand, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
-from audit.parse import parse_block
+from audit.dialects.dispatch import parse_block
+from audit.dialects.registry import default_profile
 from audit.profile import Profile, load_profile
 from audit.read import RawBlock, read_blocks, read_bytes_blocks, read_text_blocks
 from audit.replay import HandResult, replay
@@ -136,8 +137,9 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
     tracker = ctx.session
     session = tracker.name if tracker else None
     profile = ctx.profile
-    if hand.dialect == "site":
-        profile = load_profile("site")
+    dialect_profile = default_profile(hand.dialect)  # a site's hands: its profile, whatever the file said
+    if dialect_profile is not None:
+        profile = load_profile(dialect_profile)
     game = hand.game
     if game is not None and game.name not in UNSUPPORTED_GAMES_OK:
         f = make_finding(Rule.UNSUPPORTED_GAME, hand.file, hand.hand_id, hand.line,

@@ -1,7 +1,8 @@
 """Decode a hand-history file and cut it into blocks (a hand, a preamble, a session end), streaming.
 
 The reader knows lines, not poker: it drops comments, strips trailing spaces and line ends, and remembers the
-file line of every line it keeps, so that a finding can point at the line in the file the user has open.
+file line of every line it keeps, so that a finding can point at the line in the file the user has open. Which
+first lines open a hand, and of which dialect, it asks the registry (``audit/dialects/registry.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Final
 
+from audit.dialects.registry import DIALECTS, hand_openers
 from audit.errors import InputError
 
 # A line longer than this is not a hand-history line: the file is rejected with a clear message rather than
@@ -24,13 +26,12 @@ MAX_BLOCK_LINES: Final = 2_000
 # Bytes read from a file at a time.
 _CHUNK_BYTES: Final = 1 << 16
 
-_HOUSE: Final = "house"
-_SITE: Final = "site"
 
 
 @dataclass(slots=True)
 class RawBlock:
-    """Lines of one block with their file line numbers. ``kind``: house, site, preamble, session_end, unknown."""
+    """Lines of one block with their file line numbers. ``kind``: a dialect's name (house, site, fulltilt, ongame),
+    preamble, session_end or unknown."""
 
     file: str
     kind: str
@@ -51,21 +52,21 @@ class RawBlock:
         return "\n".join(self.lines) + "\n"
 
 
-_SITE_OPENERS: Final = ("PokerStars ", "Full Tilt Poker ", "FullTiltPoker ")
-
-
-_ONGAME: Final = "***** History for hand"
+# (prefix, dialect) for every first line that opens a hand, and the first characters of those lines
+_HAND_OPENERS: Final = hand_openers()
+_HAND_PREFIXES: Final = tuple([prefix for prefix, _ in _HAND_OPENERS])
+_SESSION_END: Final = "*** SESSION END ***"
+# a block of one of these dialects keeps, after its summary line, only the lines starting with the given words
+_SUMMARY_KEEPS: Final = {d.name: d.summary_keeps for d in DIALECTS if d.summary_keeps is not None}
+_OPENER_CHARS: Final = frozenset([prefix[0] for prefix in _HAND_PREFIXES] + ["*", "S", "P"])
 
 
 def block_kind(first: str) -> str:
-    """What a block is, from its first line."""
-    if first.startswith("Hand #"):
-        return _HOUSE
-    if first.startswith(_ONGAME):
-        return "ongame"
-    if first.startswith(_SITE_OPENERS):
-        return _SITE
-    if first.startswith("*** SESSION END ***"):
+    """What a block is, from its first line: a dialect's name, ``session_end``, ``preamble`` or ``unknown``."""
+    for prefix, name in _HAND_OPENERS:
+        if first.startswith(prefix):
+            return name
+    if first.startswith(_SESSION_END):
         return "session_end"
     if first.startswith(("Session:", "Profile:", "Option:")):
         return "preamble"
@@ -73,33 +74,19 @@ def block_kind(first: str) -> str:
 
 
 def _starts_block(line: str, current: str) -> bool:
-    """Whether ``line`` opens a new block even without a blank line before it: a ``Hand #``, ``*** SESSION END
-    ***``, OnGame or site header line, or (outside a preamble) a ``Session:`` or ``Profile:`` line. By the first
-    character, most lines with one test (this runs for most lines that start with one of ``_OPENER_CHARS``)."""
-    first = line[:1]
-    if first == "*":
-        return line.startswith("*** SESSION END ***") or line.startswith(_ONGAME)
-    if first == "H":
-        return line.startswith("Hand #")
-    if first == "S":
-        return current != "preamble" and line.startswith("Session:")
-    if first == "P":
-        return line.startswith("PokerStars ") or (current != "preamble" and line.startswith("Profile:"))
-    return line.startswith(_SITE_OPENERS)
-
-
-_OPENER_CHARS: Final = frozenset("HPF*S")
-
-
-def _may_open(line: str) -> bool:
-    """Whether the (non-empty) ``line`` starts with one of ``_OPENER_CHARS``."""
-    return line[0] == "H" or line[0] == "P" or line[0] == "*" or line[0] == "S" or line[0] == "F"
+    """Whether ``line`` opens a new block even without a blank line before it: a hand's first line, ``*** SESSION
+    END ***``, or (outside a preamble) a ``Session:`` or ``Profile:`` line. Called only for lines whose first
+    character is one of ``_OPENER_CHARS``."""
+    if line.startswith(_HAND_PREFIXES) or line.startswith(_SESSION_END):
+        return True
+    return current != "preamble" and (line.startswith("Session:") or line.startswith("Profile:"))
 
 
 def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
     """Cut decoded lines (without line ends) into blocks, keeping file line numbers."""
     block: RawBlock | None = None
-    in_summary = house = False
+    in_summary = False
+    keeps: str | None = None
     kept: list[str] = []
     numbers: list[int] = []
     for number, raw in enumerate(lines, start=1):
@@ -116,18 +103,18 @@ def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
         if stripped[0] == "#":
             continue
         # only lines starting with one of these letters can open a block: skip the prefix tests otherwise
-        if block is not None and _may_open(stripped) and _starts_block(stripped, block.kind):
+        if block is not None and stripped[0] in _OPENER_CHARS and _starts_block(stripped, block.kind):
             yield block
             block = None
         if block is None:
             block = RawBlock(file, block_kind(stripped))
             in_summary = False
-            house = block.kind == _HOUSE
+            keeps = _SUMMARY_KEEPS.get(block.kind)
             kept = block.lines
             numbers = block.numbers
-        if house:
+        if keeps is not None:
             if in_summary:
-                if not stripped.startswith("Total pot"):
+                if not stripped.startswith(keeps):
                     continue  # free summary lines (one per seat, as sites print them) are allowed and ignored
             elif stripped[0] == "*" and stripped.startswith("*** SUMMARY ***"):
                 in_summary = True

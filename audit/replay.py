@@ -242,7 +242,7 @@ class Replay:
         self.round: BettingRound | None = None
         self.rounds: dict[str, BettingRound] = {}
         self.cards: dict[str, tuple[str, ...]] = {}
-        self.known_cards = hand.dialect == "house"
+        self.known_cards = hand.shows_all_cards
         self.ranking = setup.ranking
         self.deck_cards = setup.deck_cards
         self.deck_order: list[str] | None = None
@@ -462,7 +462,7 @@ class Replay:
             self.add(Rule.SEAT_COUNT, self.hand.line,
                      f"{n} players were dealt in; this game is for {prof.min_players} to {prof.max_players}.",
                      expected=f"{prof.min_players}-{prof.max_players}", actual=n, street="pre")
-        if prof.points_mode != self.hand.points_mode and self.hand.dialect == "house":
+        if prof.points_mode != self.hand.points_mode and self.hand.shows_all_cards:
             line = self.hand.seats[0].line if self.hand.seats else self.hand.line
             if prof.points_mode:
                 msg = "This game is played without bets ('mode = points'), but the seat lines count chips."
@@ -549,7 +549,7 @@ class Replay:
             self.check_blinds(line)
             if prof.missed_blinds == "seed-004":
                 self.check_entry_posts(line)
-        if self.hand.dialect == "site":
+        if not self.hand.shows_all_cards:  # a site's log (RULES.md, "Site logs")
             self.check_site_big_blind()
 
     _BLIND_NAMES = {"small": "small blind", "big": "big blind", "over": "over blind"}
@@ -1672,7 +1672,7 @@ class Replay:
             self.record(c.line, c)
 
     def on_event(self, e: Event) -> None:
-        if e.player not in self.seat_of and self.hand.dialect == "house":
+        if e.player not in self.seat_of and self.hand.shows_all_cards:
             self.add(Rule.UNKNOWN_PLAYER, e.line, f"{e.player} has no seat at this table.", player=e.player)
 
     def on_score(self, s: Score) -> None:
@@ -1766,7 +1766,7 @@ class Replay:
                          f"{collected_total} collected.", expected=self.summary.total - rake,
                          actual=collected_total, street="summary")
         self.check_show_order(live)
-        if self.hand.dialect == "site":
+        if not self.hand.shows_all_cards:
             self.check_site_known_cards()
         if self.points_mode:
             self.check_points(live)

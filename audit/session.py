@@ -210,7 +210,7 @@ class BlindDebts:
         if profile is not None:
             self.profile = profile
         prof = self.profile
-        if prof.missed_blinds != "seed-004" or prof.blinds != "three" or hand.dialect != "house" or result.redeal:
+        if prof.missed_blinds != "seed-004" or prof.blinds != "three" or not hand.shows_all_cards or result.redeal:
             return []
         out: list[Finding] = []
         seat_of = {s.player: s.seat for s in hand.seats}

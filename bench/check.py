@@ -92,7 +92,7 @@ def pokerkit_compare(path: str, limit: int) -> None:
     )
 
     from audit.model import Action, Dealt, Discard, Hand, Marker, StandPat
-    from audit.parse import parse_block
+    from audit.dialects.dispatch import parse_block
     from audit.profile import load_profile
     from audit.read import read_blocks
     from audit.replay import replay

@@ -3,7 +3,7 @@
     .venv/bin/python bench/parse.py [--hands 20000] [--seed 1] [--repeat 3] [--file FILE]
 
 Builds a corpus with the simulator (``audit.simulate``; also timed, as the simulator's hands/s), writes it to a
-temporary file, then measures ``audit.read.read_blocks`` + ``audit.parse.parse_block`` over it in a fresh child
+temporary file, then measures ``audit.read.read_blocks`` + ``audit.dialects.dispatch.parse_block`` over it in a fresh child
 process, so that the peak memory printed is that of parsing alone (``ru_maxrss``). Prints figures; asserts
 nothing about time (a benchmark is a script, not a test).
 """
@@ -49,7 +49,8 @@ def measure(path: str, repeat: int) -> dict[str, float]:
     """In this (fresh) process: parse the file ``repeat`` times; best time, hands, peak memory."""
     t0 = time.perf_counter()
     from audit.model import Hand
-    from audit.parse import house_parser, parse_block
+    from audit.dialects.dispatch import parse_block
+    from audit.dialects.house import house_parser
     from audit.read import read_blocks
 
     house_parser()  # build the (cached) grammar outside the timing

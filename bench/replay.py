@@ -28,7 +28,7 @@ def main() -> None:
 
     from audit._native import compiled_state
     from audit.model import Hand
-    from audit.parse import parse_block
+    from audit.dialects.dispatch import parse_block
     from audit.pipeline import FileContext, audit_parsed
     from audit.profile import load_profile
     from audit.read import read_blocks

@@ -27,7 +27,7 @@ import audit.read as read_module
 from audit.cli import main
 from audit.errors import AuditError
 from audit.findings import Finding
-from audit.parse import MAX_NUMBER_DIGITS
+from audit.dialects.common import MAX_NUMBER_DIGITS
 from audit.pipeline import audit_blocks, audit_file
 from audit.profile import Profile, load_profile
 from audit.read import MAX_BLOCK_LINES, RawBlock, iter_lines, read_blocks, read_text_blocks, split_blocks

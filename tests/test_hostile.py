@@ -26,7 +26,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from audit.cli import main
-from audit.parse import MAX_NUMBER_DIGITS
+from audit.dialects.common import MAX_NUMBER_DIGITS
 from audit.read import MAX_BLOCK_LINES, MAX_LINE_CHARS
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

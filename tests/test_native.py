@@ -50,7 +50,8 @@ def test_a_source_edited_after_the_build_runs_as_plain_python(tmp_path: Path) ->
 
 
 def corpus() -> list[str]:
-    paths = [FIXTURES / "rules", FIXTURES / "tda", FIXTURES / "profiles", FIXTURES / "site", FIXTURES / "demo",
+    paths = [FIXTURES / "rules", FIXTURES / "tda", FIXTURES / "profiles", FIXTURES / "site", FIXTURES / "fulltilt",
+             FIXTURES / "ongame", FIXTURES / "demo",
              SHARED / "cases", SHARED / "real-hands"]
     return [str(p) for p in paths if p.exists()]
 

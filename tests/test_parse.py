@@ -10,7 +10,8 @@ import pytest
 from lark import Lark
 
 from audit.model import Hand, ParseFailure
-from audit.parse import LineLexer, parse_block
+from audit.dialects.dispatch import parse_block
+from audit.dialects.house import LineLexer
 from audit.read import read_blocks, read_text_blocks
 from audit.resources import data_dir
 from conftest import FIXTURES, SHARED
@@ -116,7 +117,7 @@ def test_every_shared_case_parses() -> None:
 
 def test_fast_driver_agrees_with_larks_own_parser() -> None:
     """The tight loop over the LALR tables gives what Lark's own parser (with the line lexer) gives."""
-    from audit import parse
+    from audit.dialects import house as parse
 
     lark = parse.house_parser()
     for path in sorted(SHARED.glob("cases/*/*.txt"))[:40] + HOUSE_FIXTURES:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from audit import parse
+from audit.dialects import house as parse
 from audit.model import Hand, ParseFailure, Preamble, SessionEnd
 from audit.read import RawBlock, read_blocks, read_text_blocks
 from conftest import FIXTURES, SHARED
@@ -62,7 +62,7 @@ def test_fast_classifier_agrees_with_classify(line: str) -> None:
 @pytest.mark.parametrize("line", TRICKY)
 def test_tricky_line_in_a_hand_parses_as_larks_parser_does(line: str) -> None:
     block = next(iter(read_text_blocks("\n".join(HEADER + ["Ana: posts the ante 1", line]) + "\n", "t.txt")))
-    fast = parse.parse_block(block)
+    fast = parse.parse_house_block(block)
     lark = parse.house_parser()
     parse._HOUSE_BUILDER.numbers = block.numbers
     try:
@@ -80,7 +80,7 @@ def test_preamble_and_session_end_agree_with_larks_parser() -> None:
                               ("*** SESSION END ***\n1: Ana (150)\n2: Beto (50)\n", "session_end", SessionEnd),
                               ("*** SESSION END ***\n", "session_end", SessionEnd)]:
         block = next(iter(read_text_blocks(text)))
-        fast = parse.parse_block(block)
+        fast = parse.parse_house_block(block)
         parse._HOUSE_BUILDER.numbers = block.numbers
         assert type(fast) is kind and fast == lark.parse(block.text(), start=start)
 
@@ -93,7 +93,7 @@ def test_every_shared_case_agrees_with_larks_parser_all_kinds() -> None:
         for block in read_blocks(path):
             if block.kind not in starts or block.too_long:
                 continue
-            fast = parse.parse_block(block)
+            fast = parse.parse_house_block(block)
             if isinstance(fast, ParseFailure):
                 continue
             parse._HOUSE_BUILDER.numbers = block.numbers
@@ -111,4 +111,4 @@ def test_a_grammar_whose_groups_moved_is_refused() -> None:
 
 
 def test_a_block_of_no_lines_is_a_failure() -> None:
-    assert isinstance(parse.parse_block(RawBlock("f", "house")), ParseFailure)
+    assert isinstance(parse.parse_house_block(RawBlock("f", "house")), ParseFailure)

@@ -10,7 +10,7 @@ from pathlib import Path
 from audit import cards
 from audit.cards import ranking_for
 from audit.model import Hand
-from audit.parse import parse_block
+from audit.dialects.dispatch import parse_block
 from audit.pipeline import FileContext, audit_file, audit_parsed
 from audit.pots import Pot, build_pots
 from audit.profile import load_profile

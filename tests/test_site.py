@@ -1,4 +1,4 @@
-"""Tests for audit.site: the site dialect (real PokerStars hand histories) read into the house model."""
+"""Tests for audit.dialects.pokerstars: the site dialect (real PokerStars hand histories) read into the house model."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from audit.model import (
     Action, Collect, Dealt, Discard, Event, Game, Hand, Marker, Muck, ParseFailure, Post, Seat, Show, StandPat,
     SummaryTotal, Uncalled,
 )
-from audit.parse import parse_block
-from audit.read import read_blocks, read_text_blocks
-from audit.site import parse_site_block, site_parser, to_amount
+from audit.dialects.dispatch import parse_block
+from audit.read import RawBlock, read_blocks, read_text_blocks
+from audit.dialects.common import to_amount
+from audit.dialects.pokerstars import pokerstars_grammar
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = Path("/work/shared/real-hands")
@@ -22,6 +23,13 @@ OTHER = REAL / "other-games"
 FIXTURES = ROOT / "fixtures" / "site"
 
 needs_real = pytest.mark.skipif(not STARS.is_dir(), reason="the shared real hands are not on this machine")
+
+
+def parse_site_block(block: RawBlock) -> Hand | ParseFailure:
+    """Through the registry's dispatch, as the pipeline reads it."""
+    result = parse_block(block)
+    assert isinstance(result, (Hand, ParseFailure))
+    return result
 
 
 def hands_of(path: Path) -> list[Hand | ParseFailure]:
@@ -353,18 +361,17 @@ def test_amounts_are_exact() -> None:
 
 @needs_real
 def test_parse_block_dispatches_here() -> None:
+    from audit.dialects.pokerstars import parse_hand
     block = next(iter(read_blocks(STARS / "5-Carddraw-NL-USD-0.25-0.50.Sample.txt")))
     assert block.kind == "site"
-    assert parse_block(block) == parse_site_block(block)
+    assert parse_block(block) == parse_hand(block)._replace(shows_all_cards=False)
 
 
 def test_grammar_builds_in_strict_mode() -> None:
-    assert site_parser(strict=True) is not site_parser()
+    assert pokerstars_grammar(strict=True) is not pokerstars_grammar()
 
 
 def test_other_sites_and_wrong_signs() -> None:
-    ft = one("Full Tilt Poker Game #1: Table T - $0.10/$0.20 - Limit 5 Card Draw - 1:00:00 ET - 2010/11/28\n")
-    assert isinstance(ft, ParseFailure) and "Full Tilt Poker hand histories are not read yet" in ft.message
     dollars_in_play_money = one("PokerStars Game #8:  5 Card Draw Limit (10/20) - 2013/03/04 5:06:07 ET\n"
                                 "Table 'T' Seat #1 is the button\nSeat 1: a ($15 in chips)\n")
     assert isinstance(dollars_in_play_money, ParseFailure)

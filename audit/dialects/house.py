@@ -1,7 +1,11 @@
-"""Cached Lark parsers; a block of lines → a model object, or a ``ParseFailure`` with line, column and caret.
+"""The house format (shared/spec/FORMAT.md): a block of lines → a model object, or a ``ParseFailure`` with line,
+column and caret. Also reads the file-level blocks: the preamble (``Session:`` / ``Profile:`` / ``Option:``) and
+the session end.
 
-The transformers run inside the LALR parser (no parse tree is built), which is what makes the parse fast.
-They only build model objects and keep file line numbers; all poker judgement is the replay engine's.
+Lark builds the grammar (``grammar/house.lark``) and its LALR tables; ``LineParser`` plays the tables over a
+block, one line per token, calling the builders below (Lark's own parser, with ``HouseBuilder``'s callbacks,
+gives the same result: a test checks it). The builders only make model objects and keep file line numbers; all
+poker judgement is the replay engine's.
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ import lark.visitors  # noqa: F401  (the compiled module refers to it for the Tr
 from lark import Lark, Token, Transformer
 from lark.common import LexerConf
 from lark.lexer import Lexer, LexerState
-from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from mypy_extensions import mypyc_attr
 
+from audit.dialects.common import (
+    LONG_NUMBER, MAX_NUMBER_DIGITS, LineError, cards_inside, failure, long_number_failure, split_cards,
+    too_long_failure,
+)
 from audit.model import (
     Action, Block, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, OptionLine, Parole,
     ParseFailure, Post, Preamble, ProfileLine, Reshuffle, Score, Seat, SessionEnd, SessionLine, Show, Standing,
@@ -28,14 +35,12 @@ from audit.model import (
 from audit.read import RawBlock
 from audit.resources import data_dir
 
-# A number longer than this is refused (a PARSE_ERROR) rather than read: Python will not even convert a string
-# of 4,300 digits to an int, and sums of such amounts would break every message that prints them.
-MAX_NUMBER_DIGITS = 100
-_LONG_NUMBER: Final = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
+__all__ = ["LineError", "LineLexer", "LineParser", "MAX_NUMBER_DIGITS", "house_line_parser", "house_parser",
+           "parse_house_block"]
 
 
 class _LongNumber(Exception):
-    """A number of more than ``MAX_NUMBER_DIGITS`` digits met while building (``parse_block`` reports it)."""
+    """A number of more than ``MAX_NUMBER_DIGITS`` digits met while building (``parse_house_block`` reports it)."""
 
 
 def _int(digits: str) -> int:
@@ -43,18 +48,7 @@ def _int(digits: str) -> int:
         raise _LongNumber
     return int(digits)
 _INT: Final = re.compile(r"\d+")
-
-
-def split_cards(token: str) -> tuple[str, ...]:
-    """``"[As 10d 5c]"`` → ``("As", "Td", "5c")`` (``10`` read as ``T``); unknown text is kept as written."""
-    return _cards_inside(token[1:-1])
-
-
-def _cards_inside(inside: str) -> tuple[str, ...]:
-    """``split_cards`` of the text between the brackets."""
-    if "10" not in inside:
-        return tuple(inside.split())
-    return tuple([("T" + c[2:]) if c.startswith("10") else c for c in inside.split()])
+_cards_inside: Final = cards_inside
 
 
 @mypyc_attr(native_class=False)
@@ -286,7 +280,7 @@ def _build_hand(c: list[Any], file: str) -> Hand:
     body: tuple[Any, ...] = tuple(c[i]) if i < len(c) else ()
     end = body[-1].line if body else (carried_line or (seats[-1].line if seats else hand_line))
     return _new(Hand, (file, hand_line, end, hand_id, started, table, button, seats, body, carried, carried_line,
-                       points, "house", None))
+                       points, "house", None, True))
 
 
 @mypyc_attr(native_class=False)
@@ -451,16 +445,6 @@ def _classify(text: str, pos: int, end: int, line_no: int,
             return name, line, m, nl + 1
     column, what = _diagnose(line, [patterns[n] for n in _candidates(line)])
     raise LineError(line_no, column, what)
-
-
-class LineError(Exception):
-    """A line no terminal matches: where the reading stopped, and why in plain words."""
-
-    def __init__(self, line: int, column: int, what: str) -> None:
-        super().__init__(what)
-        self.line = line
-        self.column = column
-        self.what = what
 
 
 _ACTIONS_HINT = "folds, checks, calls, bets, raises, posts, discards, stands pat, shows, mucks …"
@@ -828,36 +812,21 @@ def house_line_parser() -> LineParser:
     return LineParser(house_parser())
 
 
-_START = {"house": "hand", "preamble": "preamble", "session_end": "session_end"}
+_START: Final = {"house": "hand", "preamble": "preamble", "session_end": "session_end"}
 
 
-def _hand_id_guess(block: RawBlock) -> str | None:
-    first = block.lines[0] if block.lines else ""
-    if first.startswith("Hand #"):
-        return first[6:].split(" ", 1)[0] or None
-    m = re.match(r"\S+ (?:Game|Hand) #(\d+)", first)
-    return m.group(1) if m else None
-
-
-def parse_block(block: RawBlock) -> Block:
-    """A block of lines → ``Hand`` / ``Preamble`` / ``SessionEnd``, or a ``ParseFailure``."""
+def parse_house_block(block: RawBlock) -> Block:
+    """A house-format block → ``Hand`` / ``Preamble`` / ``SessionEnd``, or a ``ParseFailure``; never raises."""
     text = block.text()
-    if block.kind in ("site", "preamble"):  # numbers the house builder does not read: site amounts, option values
-        long_number = _LONG_NUMBER.search(text)
+    if block.kind == "preamble":  # numbers the builder does not read: option values
+        long_number = LONG_NUMBER.search(text)
         if long_number is not None:
-            return _long_number_failure(block, long_number)
-    if block.kind == "site":
-        from audit.site import parse_site_block
-        return parse_site_block(block)
-    if block.kind == "ongame":
-        return failure(block, 1, 1, "OnGame hand histories are not read yet (the house format and PokerStars "
-                                    "logs are)")
+            return long_number_failure(block, long_number)
     start = _START.get(block.kind)
     if start is None:
         return failure(block, 1, 1, "this is not the start of a hand (a hand begins with a 'Hand #' line)")
     if block.too_long:
-        return failure(block, len(block.lines), 1,
-                       f"the hand is longer than {len(block.lines):,} lines; the rest was not read")
+        return too_long_failure(block)
     parser = house_line_parser()
     try:
         result = parser.parse(text, start, block.numbers, block.file)
@@ -866,31 +835,11 @@ def parse_block(block: RawBlock) -> Block:
     except _Misplaced as misplaced:
         return _misplaced(block, misplaced)
     except _LongNumber:
-        long_number = _LONG_NUMBER.search(text)
+        long_number = LONG_NUMBER.search(text)
         if long_number is None:  # pragma: no cover - every number the builder reads is a run of digits
             return failure(block, 1, 1, f"a number of more than {MAX_NUMBER_DIGITS} digits cannot be read")
-        return _long_number_failure(block, long_number)
+        return long_number_failure(block, long_number)
     return cast(Block, result)
-
-
-def _long_number_failure(block: RawBlock, found: re.Match[str]) -> ParseFailure:
-    text = found.string
-    index = text.count("\n", 0, found.start()) + 1
-    column = found.start() - text.rfind("\n", 0, found.start())
-    return failure(block, index, column,
-                   f"a number of more than {MAX_NUMBER_DIGITS} digits cannot be read (no amount, seat or count "
-                   "is that long)")
-
-
-def failure(block: RawBlock, index: int, column: int, what: str) -> ParseFailure:
-    """A ``ParseFailure`` at the ``index``-th line of the block (1-based), with the line and a caret."""
-    index = max(1, min(index, len(block.lines) or 1))
-    text_line = block.lines[index - 1] if block.lines else ""
-    line_no = block.numbers[index - 1] if block.numbers else 0
-    caret = " " * (column - 1) + "^"
-    message = f"line {line_no}, column {column}: {what}\n    {text_line}\n    {caret}"
-    return ParseFailure(block.file, line_no, column, message, _hand_id_guess(block), block.first_line,
-                        block.end_line)
 
 
 _LINE_NAMES = {
@@ -907,15 +856,3 @@ def _misplaced(block: RawBlock, exc: _Misplaced) -> ParseFailure:
         return failure(block, last, len(block.lines[-1]) + 1 if block.lines else 1,
                        "the hand ends too early: its header, table or seat lines are missing")
     return failure(block, exc.line, 1, f"{_LINE_NAMES.get(exc.kind, 'this line')} cannot stand here")
-
-
-def _failure_from(block: RawBlock, text: str, exc: UnexpectedInput) -> ParseFailure:
-    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
-        last = len(block.lines)
-        return failure(block, last, len(block.lines[-1]) + 1 if block.lines else 1,
-                       "the hand ends too early: its header, table or seat lines are missing")
-    line = exc.line if isinstance(exc.line, int) and exc.line > 0 else len(block.lines)
-    if isinstance(exc, UnexpectedToken):
-        name = _LINE_NAMES.get(exc.token.type, "this line")
-        return failure(block, line, 1, f"{name} cannot stand here")
-    return failure(block, line, 1, "cannot read this line")  # pragma: no cover - the lexer raises LineError
