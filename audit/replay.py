@@ -986,8 +986,9 @@ class Replay:
         if (prof.raise_time_limit is not None and a.kind in ("bet", "raise") and a.took is not None
                 and a.took > prof.raise_time_limit):
             self.add(Rule.TIME_LIMIT, a.line,
-                     f"{a.player} raised after {a.took:g}s; raising is allowed only within "
-                     f"{prof.raise_time_limit}s.", player=a.player,
+                     f"{a.player} {'bet' if a.kind == 'bet' else 'raised'} after {a.took:g}s; betting and raising "
+                     f"are allowed only within {prof.raise_time_limit}s (after that only check, call or fold).",
+                     player=a.player,
                      expected=f"at most {prof.raise_time_limit}s", actual=f"{a.took:g}s")
         if a.timed_out:
             rnd = self.round
@@ -1342,11 +1343,11 @@ class Replay:
     def end_parole_answers(self, line: int) -> None:
         """The hand moved on while the offer was open: whoever still in has not answered missed his turn."""
         answers = self.parole_answers
+        why = "even after someone has accepted" if self.parole_accepted else "before play goes on"
         for q in self.parole_answerers():
             if q not in answers:
                 self.add(Rule.PAROLE, line, f"{q} did not answer the parole; every player still in answers it, "
-                         "in turn, even after someone has accepted.", player=q, expected=f"{q} answers",
-                         actual="no answer")
+                         f"in turn, {why}.", player=q, expected=f"{q} answers", actual="no answer")
         self.settle_parole()
 
     # ------------------------------------------------------------------ the draw
@@ -2052,7 +2053,7 @@ class Replay:
         for p in got:
             if got[p] > 0 and p not in self.shown and p not in self.mucked and p not in paid_wrong:
                 self.add(Rule.POT_WINNER, lines.get(p, line),
-                         f"{p} collected {got[p]} from {name} without showing his hand; at a show down a pot goes "
+                         f"{p} collected {got[p]} from {name} but never showed a hand; at a show down a pot goes "
                          "only to a hand that is shown.", player=p, expected=f"{p} shows", actual="no show",
                          street="showdown")
 
