@@ -1967,6 +1967,7 @@ class Replay:
             got[c.player] = got.get(c.player, 0) + c.amount
             lines.setdefault(c.player, c.line)
         line = min(lines.values()) if lines else self.hand.end_line
+        self.attribute_parole_collects(results, got)
         shares = "; ".join(f"{r['amount']} among {', '.join(r['eligible'])}" for r in results)
         for q in [x for x in self.order if x in want or x in got]:
             if got.get(q, 0) != want.get(q, 0):
@@ -1974,6 +1975,23 @@ class Replay:
                          f"After the parole {q} should have received {want.get(q, 0)}, not {got.get(q, 0)} (every "
                          f"pot is split among its players, odd chips from the button's left: {shares}).",
                          player=q, expected=want.get(q, 0), actual=got.get(q, 0), street="summary")
+
+    @staticmethod
+    def attribute_parole_collects(results: list[PotResult], got: dict[str, int]) -> None:
+        """The log says only what each player took from the split: put it against the pots he shares, up to his
+        share of each (any excess against the first), so each pot shows what was collected from it."""
+        left = dict(got)
+        for r in results:
+            awards: dict[str, int] = r["awards"]
+            for q in r["eligible"]:
+                take = min(left.get(q, 0), awards.get(q, 0))
+                if take > 0:
+                    r["collected"][q] = take
+                    left[q] -= take
+        for q, extra in left.items():
+            if extra > 0:
+                home = next((r for r in results if q in r["eligible"]), results[0])
+                home["collected"][q] = home["collected"].get(q, 0) + extra
 
     def take_rake(self, results: list[PotResult]) -> None:
         """Where the house may rake, what a pot paid short of its amount is its rake: the winners share the
