@@ -14,9 +14,10 @@ fixed-limit betting (bet sizes, the cap with the largest blind as the first bet,
 deck (52, 32, joker), draw limit (``3+ace`` too), where each round starts (button, last blind, opener), redeals
 (everyone checked, or nobody had jacks to open: the pot is carried, everyone antes again, the button stays, the
 hand does not count), openers, the time limit and raise time limit (think times within them, ``(timed out)``
-checks, folds and stands pat), parole (offered by the second round's first actor, answered in turn, every pot
-split), points mode, the reshuffle kind, the ranking and suit tie-break, the show order without a bet and the
-session length. What it does not play (two blinds, betting or ante from the log, big-blind bet sizes) is
+checks, folds and stands pat), parole (offered by the second round's first actor, answered in turn by everyone
+still in even after an acceptance, every pot split), short forced bets (blinds and antes posted short all-in;
+the others call the full blind, the small blind completes), points mode, the reshuffle kind, the ranking and
+suit tie-break, the show order without a bet and the session length. What it does not play (two blinds, betting or ante from the log, big-blind bet sizes) is
 refused with a :class:`~audit.errors.ProfileError`. Nobody sits out, so missed blinds never arise: a player who
 busts leaves the table.
 
