@@ -265,6 +265,8 @@ class Replay:
         self.parole_offerer: str | None = None
         self.parole_answers: list[str] = []
         self.parole_accepted = False  # someone accepted the open offer (the others still answer)
+        self.parole_open = False  # an offer waits for answers (parole_state "offered")
+        self.blind_all_in = False  # a blind was posted all-in (perhaps short of its full size)
         self.min_bet = self._min_bet()
         self.big_blind_posted = 0
         self.posted: dict[str, list[Post]] = {}
@@ -493,6 +495,8 @@ class Replay:
         self.put_in(p, post.amount, post.line, post.all_in, post.kind, True)
         if post.kind in ("small", "big", "over", "live", "both"):  # live: a bet of the first round
             self.pre_bets[p] = self.pre_bets.get(p, 0) + post.amount
+            if post.all_in:
+                self.blind_all_in = True
         if self.steps is not None:
             self.record(post.line, post)
 
@@ -626,7 +630,7 @@ class Replay:
 
     def on_marker(self, m: Marker) -> None:
         street = m.street
-        if self.parole_state == "offered":
+        if self.parole_open:
             self.end_parole_answers(m.line)
         if street == "deal":
             self.check_forced_bets(m.line)
@@ -763,9 +767,10 @@ class Replay:
                 if first or amount > current:
                     current = amount
                     first = False
-            short = self.short_blind_level()
-            if short > current:
-                current = short  # a blind posted short all-in does not lower the bet (RULES.md)
+            if self.blind_all_in:
+                short = self.short_blind_level()
+                if short > current:
+                    current = short  # a blind posted short all-in does not lower the bet (RULES.md)
         rnd = BettingRound(bets, current, self.round_min_bet(street), fixed=self.betting() == "fixed-limit")
         self.round = rnd
         self.rounds[street] = rnd
@@ -921,7 +926,7 @@ class Replay:
                      "max_raise_to": self.max_raise_to(p), "may_raise": rnd.may_raise(p)}
         self.judge_turn(a)
         self.check_time(a)
-        if self.parole_state == "offered" and a.kind != "fold":
+        if self.parole_open and a.kind != "fold":
             self.end_parole_answers(a.line)
         if self.parole_state == "accepted":
             self.add(Rule.PAROLE, a.line, f"{p} acted after the parole was accepted; the hand ends with the split.",
@@ -931,7 +936,7 @@ class Replay:
             self.folded.add(p)
             rnd.pending.discard(p)
             rnd.acted.add(p)
-            if self.parole_state == "offered" and all(q in self.parole_answers for q in self.parole_answerers()):
+            if self.parole_open and all(q in self.parole_answers for q in self.parole_answerers()):
                 self.settle_parole()
         elif kind == "check":
             if rnd.to_call(p) > 0:
@@ -1280,6 +1285,7 @@ class Replay:
                          f"{f' ({first})' if first else ''} may, before any chips go in.", player=p,
                          expected=f"{first} in the second round" if first else "no offer", actual=p)
             self.parole_state = "offered"
+            self.parole_open = True
             self.parole_offerer = p
             self.parole_answers = []
             self.parole_accepted = False
@@ -1333,6 +1339,7 @@ class Replay:
 
     def settle_parole(self) -> None:
         """Everyone has answered: one acceptance splits every pot and ends the hand; otherwise play goes on."""
+        self.parole_open = False
         if self.parole_accepted:
             self.parole_state = "accepted"
             if self.round is not None:
@@ -1656,7 +1663,7 @@ class Replay:
     # ------------------------------------------------------------------ show down and awards
     def on_show(self, s: Show) -> None:
         p = s.player
-        if self.parole_state == "offered":
+        if self.parole_open:
             self.end_parole_answers(s.line)
         if self.parole_state == "accepted" and not self.show_order:
             self.add(Rule.PAROLE, s.line, "The parole was accepted, so the pots are split without a show down.",
@@ -1708,7 +1715,7 @@ class Replay:
 
 
     def on_muck(self, m: Muck) -> None:
-        if self.parole_state == "offered":
+        if self.parole_open:
             self.end_parole_answers(m.line)
         if self.street in ("second", "first", "draw"):
             self.close_round(m.line)
@@ -1718,7 +1725,7 @@ class Replay:
             self.record(m.line, m)
 
     def on_collect(self, c: Collect) -> None:
-        if self.parole_state == "offered":
+        if self.parole_open:
             self.end_parole_answers(c.line)
         if self.round is not None:
             self.close_round(c.line)
@@ -1744,7 +1751,7 @@ class Replay:
 
     # ------------------------------------------------------------------ settlement
     def finish(self) -> HandResult:
-        if self.parole_state == "offered":
+        if self.parole_open:
             self.end_parole_answers(self.last_line)
         if self.round is not None:
             self.close_round(self.last_line)
