@@ -265,6 +265,9 @@ class Replay:
         self.parole_state: str | None = None  # None, "offered", "accepted", "declined", "not-allowed"
         self.parole_offerer: str | None = None
         self.parole_answers: list[str] = []
+        self.parole_accepted = False  # someone accepted the open offer (the others still answer)
+        self.parole_open = False  # an offer waits for answers (parole_state "offered")
+        self.blind_all_in = False  # a blind was posted all-in (perhaps short of its full size)
         self.min_bet = self._min_bet()
         self.big_blind_posted = 0
         self.posted: dict[str, list[Post]] = {}
@@ -493,11 +496,14 @@ class Replay:
         self.put_in(p, post.amount, post.line, post.all_in, post.kind, True)
         if post.kind in ("small", "big", "over", "live"):  # live: a bet of the first round
             self.pre_bets[p] = self.pre_bets.get(p, 0) + post.amount
+            if post.all_in:
+                self.blind_all_in = True
         elif post.kind == "both":
             self.pre_bets[p] = self.pre_bets.get(p, 0) + post.amount - self.site_dead_small_blind(post)
+            if post.all_in:
+                self.blind_all_in = True
         if self.steps is not None:
             self.record(post.line, post)
-
 
     def on_noplay(self, item: NoPlay) -> None:
         if self.steps is not None:
@@ -669,6 +675,8 @@ class Replay:
 
     def on_marker(self, m: Marker) -> None:
         street = m.street
+        if self.parole_open:
+            self.end_parole_answers(m.line)
         if street == "deal":
             self.check_forced_bets(m.line)
             self.street = "deal"
@@ -804,6 +812,10 @@ class Replay:
                 if first or amount > current:
                     current = amount
                     first = False
+            if self.blind_all_in:
+                short = self.short_blind_level()
+                if short > current:
+                    current = short  # a blind posted short all-in does not lower the bet (RULES.md)
         rnd = BettingRound(bets, current, self.round_min_bet(street), fixed=self.betting() == "fixed-limit")
         self.round = rnd
         self.rounds[street] = rnd
@@ -814,9 +826,49 @@ class Replay:
         rnd.pending = pending
         if street == "second" and len(pending) <= 1 and _nothing_to_call(rnd, pending):
             rnd.pending = pending = set()
-        if self._count_able() <= 1 and _nothing_to_call(rnd, pending):
+        if self._count_able() <= 1 and (_nothing_to_call(rnd, pending) or self.only_all_ins_left(rnd)):
             rnd.pending = set()
         self.next_to_act = self.round_start(street)
+
+    def short_blind_level(self) -> int:
+        """The full size of the largest blind posted short all-in (0 when none was): the bet the others call."""
+        level = 0
+        for posts in self.posted.values():
+            for x in posts:
+                if x.all_in and x.kind in ("small", "big", "over"):
+                    full = self.full_blind(x.kind)
+                    if full > x.amount and full > level:
+                        level = full
+        return level
+
+    def full_blind(self, kind: str) -> int:
+        """The full size of a blind (0 when the log does not tell): three blinds from their scale, a site's big
+        blind from the header's stake (fixed limit: the small bet)."""
+        if self.rules.blinds == "three":
+            return self.blind_levels().get(kind, 0)
+        game = self.hand.game
+        if game is not None and kind == "big":
+            return game.small if self.betting() == "fixed-limit" else game.big
+        return 0
+
+    def only_all_ins_left(self, rnd: BettingRound) -> bool:
+        """Whether the one player still able to act faces only all-in players whose bets he has matched: what he
+        added could not be called (a blind posted short all-in can leave him facing a bet nobody made)."""
+        able: str | None = None
+        folded = self.folded
+        all_in = self.all_in
+        for q in self.order:
+            if q not in folded and q not in all_in:
+                if able is not None:
+                    return False
+                able = q
+        if able is None:
+            return True
+        mine = rnd.bets.get(able, 0)
+        for q in self.order:
+            if q != able and q not in folded and rnd.bets.get(q, 0) > mine:
+                return False
+        return True
 
     def _count_able(self) -> int:
         """Players still in the hand and not all-in."""
@@ -919,9 +971,9 @@ class Replay:
                      "max_raise_to": self.max_raise_to(p), "may_raise": rnd.may_raise(p)}
         self.judge_turn(a)
         self.check_time(a)
-        if self.parole_state == "offered" and a.kind != "fold":
-            self.parole_state = "declined"
-        elif self.parole_state == "accepted":
+        if self.parole_open and a.kind != "fold":
+            self.end_parole_answers(a.line)
+        if self.parole_state == "accepted":
             self.add(Rule.PAROLE, a.line, f"{p} acted after the parole was accepted; the hand ends with the split.",
                      player=p, expected="the split", actual=a.kind)
         kind = a.kind
@@ -929,6 +981,8 @@ class Replay:
             self.folded.add(p)
             rnd.pending.discard(p)
             rnd.acted.add(p)
+            if self.parole_open and all(q in self.parole_answers for q in self.parole_answerers()):
+                self.settle_parole()
         elif kind == "check":
             if rnd.to_call(p) > 0:
                 self.add(Rule.ACTION_NOT_ALLOWED, a.line,
@@ -964,6 +1018,8 @@ class Replay:
             self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} acted after the hand was already won.", player=p)
             return
         if not rnd.pending:
+            if a.kind == "call" and p not in rnd.acted and rnd.to_call(p) > 0 and self.only_all_ins_left(rnd):
+                return  # completing a short all-in blind: allowed, though the chips come back uncalled
             self.add(Rule.ACTION_NOT_ALLOWED, a.line,
                      f"{p} acted after the betting round was already complete.", player=p)
             return
@@ -980,8 +1036,9 @@ class Replay:
         if (prof.raise_time_limit is not None and a.kind in ("bet", "raise") and a.took is not None
                 and a.took > prof.raise_time_limit):
             self.add(Rule.TIME_LIMIT, a.line,
-                     f"{a.player} raised after {a.took:g}s; raising is allowed only within "
-                     f"{prof.raise_time_limit}s.", player=a.player,
+                     f"{a.player} {'bet' if a.kind == 'bet' else 'raised'} after {a.took:g}s; betting and raising "
+                     f"are allowed only within {prof.raise_time_limit}s (after that only check, call or fold).",
+                     player=a.player,
                      expected=f"at most {prof.raise_time_limit}s", actual=f"{a.took:g}s")
         if a.timed_out:
             rnd = self.round
@@ -1012,7 +1069,7 @@ class Replay:
         if owed == 0:
             self.add(Rule.ACTION_NOT_ALLOWED, a.line, f"{p} called but there was no bet to call; that is a check.",
                      player=p, expected="check", actual=f"call {a.amount}")
-        elif a.amount != min(owed, have) and not (a.amount > have):
+        elif a.amount != min(owed, have) and not (a.amount > have) and not self.matches_all_ins(a.amount, p, rnd):
             self.add(Rule.CALL_AMOUNT, a.line,
                      f"{p} called {a.amount}, but the call was {min(owed, have)}"
                      f"{' (all his chips)' if have < owed else ''}.", player=p, expected=min(owed, have),
@@ -1024,6 +1081,19 @@ class Replay:
         rnd.bets[p] = rnd.bets.get(p, 0) + a.amount
         rnd.pending.discard(p)
         rnd.acted.add(p)
+
+    def matches_all_ins(self, amount: int, p: str, rnd: BettingRound) -> bool:
+        """When everyone else still in is all-in below the bet (after a blind posted short all-in), a call that
+        matches the largest of them is as right as the full call, whose rest would come back uncalled."""
+        top = 0
+        for q in self.order:
+            if q != p and q not in self.folded:
+                if q not in self.all_in:
+                    return False
+                bet = rnd.bets.get(q, 0)
+                if bet > top:
+                    top = bet
+        return top < rnd.current and 0 < amount == top - rnd.bets.get(p, 0)
 
     def apply_bet(self, a: Action, rnd: BettingRound) -> None:
         p = a.player
@@ -1199,7 +1269,7 @@ class Replay:
             self.won_by_fold = only
             rnd.pending = set()
             return
-        if able <= 1 and not owes:
+        if able <= 1 and (not owes or self.only_all_ins_left(rnd)):
             rnd.pending = set()
 
     def close_round(self, line: int) -> None:
@@ -1272,32 +1342,77 @@ class Replay:
                          f"{f' ({first})' if first else ''} may, before any chips go in.", player=p,
                          expected=f"{first} in the second round" if first else "no offer", actual=p)
             self.parole_state = "offered"
+            self.parole_open = True
             self.parole_offerer = p
             self.parole_answers = []
+            self.parole_accepted = False
         elif self.parole_state != "offered":
-            self.add(Rule.PAROLE, item.line, f"{p} {item.kind}ed a parole nobody offered"
-                     f"{' (it was already settled)' if self.parole_state else ''}.", player=p)
-            if item.kind == "accept":
-                self.parole_state = "accepted"
+            verb = "accepted" if item.kind == "accept" else "declined"
+            if self.parole_state is None:
+                self.add(Rule.PAROLE, item.line, f"{p} {verb} a parole nobody offered.", player=p,
+                         expected="no answer", actual=f"{p} {item.kind}s parole")
+                if item.kind == "accept":
+                    self.parole_state = "accepted"
+            else:
+                self.add(Rule.PAROLE, item.line, f"{p} {verb} the parole after everyone had answered it.",
+                         player=p, expected="no answer", actual=f"{p} {item.kind}s parole")
         else:
-            offerer = self.parole_offerer or p
-            ring = self.clockwise_from(self.order.index(offerer) + 1) if offerer in self.order else self.order
-            answerers = [q for q in ring if q != offerer and q not in self.folded]
-            waiting = [q for q in answerers if q not in self.parole_answers]
-            if p == offerer:
-                self.add(Rule.PAROLE, item.line, f"{p} answered his own offer of parole.", player=p)
-            elif waiting and p != waiting[0]:
-                self.add(Rule.PAROLE, item.line, f"{p} answered the parole out of turn: it was {waiting[0]}'s "
-                         "answer.", player=p, expected=waiting[0], actual=p)
-            self.parole_answers.append(p)
-            if item.kind == "accept":
-                self.parole_state = "accepted"
-                if self.round is not None:
-                    self.round.pending = set()  # the hand ends with the split
-            elif all(q in self.parole_answers for q in answerers):
-                self.parole_state = "declined"
+            self.answer_parole(item)
         if self.steps is not None:
             self.record(item.line, item)
+
+    def parole_answerers(self) -> list[str]:
+        """Who answers the offer, in turn: every other player still in, from the offerer's left."""
+        offerer = self.parole_offerer
+        ring = self.clockwise_from(self.order.index(offerer) + 1) if offerer in self.order else self.order
+        return [q for q in ring if q != offerer and q not in self.folded]
+
+    def answer_parole(self, item: Parole) -> None:
+        """One answer to the offer: each player still in answers once, in turn, even after an acceptance."""
+        p = item.player
+        answerers = self.parole_answerers()
+        answers = self.parole_answers
+        if p == self.parole_offerer:
+            self.add(Rule.PAROLE, item.line, f"{p} answered his own offer of parole.", player=p,
+                     expected="an answer from another player", actual=p)
+            return
+        if p in answers:
+            self.add(Rule.PAROLE, item.line, f"{p} answered the parole twice; each player answers once.",
+                     player=p, expected="one answer", actual="a second answer")
+            return
+        if p not in answerers:
+            self.add(Rule.PAROLE, item.line, f"{p} answered the parole but is no longer in the hand.", player=p,
+                     expected="an answer from a player still in", actual=p)
+            return
+        waiting = [q for q in answerers if q not in answers]
+        if p != waiting[0]:
+            self.add(Rule.PAROLE, item.line, f"{p} answered the parole out of turn: it was {waiting[0]}'s "
+                     "answer.", player=p, expected=waiting[0], actual=p)
+        answers.append(p)
+        if item.kind == "accept":
+            self.parole_accepted = True
+        if len(waiting) == 1:
+            self.settle_parole()
+
+    def settle_parole(self) -> None:
+        """Everyone has answered: one acceptance splits every pot and ends the hand; otherwise play goes on."""
+        self.parole_open = False
+        if self.parole_accepted:
+            self.parole_state = "accepted"
+            if self.round is not None:
+                self.round.pending = set()  # the hand ends with the split
+        else:
+            self.parole_state = "declined"
+
+    def end_parole_answers(self, line: int) -> None:
+        """The hand moved on while the offer was open: whoever still in has not answered missed his turn."""
+        answers = self.parole_answers
+        why = "even after someone has accepted" if self.parole_accepted else "before play goes on"
+        for q in self.parole_answerers():
+            if q not in answers:
+                self.add(Rule.PAROLE, line, f"{q} did not answer the parole; every player still in answers it, "
+                         f"in turn, {why}.", player=q, expected=f"{q} answers", actual="no answer")
+        self.settle_parole()
 
     # ------------------------------------------------------------------ the draw
     def end_draw_phase(self, line: int) -> None:
@@ -1605,6 +1720,8 @@ class Replay:
     # ------------------------------------------------------------------ show down and awards
     def on_show(self, s: Show) -> None:
         p = s.player
+        if self.parole_open:
+            self.end_parole_answers(s.line)
         if self.parole_state == "accepted" and not self.show_order:
             self.add(Rule.PAROLE, s.line, "The parole was accepted, so the pots are split without a show down.",
                      player=p, expected="no show down", actual="show down")
@@ -1655,6 +1772,8 @@ class Replay:
 
 
     def on_muck(self, m: Muck) -> None:
+        if self.parole_open:
+            self.end_parole_answers(m.line)
         if self.street in ("second", "first", "draw"):
             self.close_round(m.line)
             self.street = "showdown"
@@ -1663,6 +1782,8 @@ class Replay:
             self.record(m.line, m)
 
     def on_collect(self, c: Collect) -> None:
+        if self.parole_open:
+            self.end_parole_answers(c.line)
         if self.round is not None:
             self.close_round(c.line)
         self.collected.append(c)
@@ -1687,6 +1808,8 @@ class Replay:
 
     # ------------------------------------------------------------------ settlement
     def finish(self) -> HandResult:
+        if self.parole_open:
+            self.end_parole_answers(self.last_line)
         if self.round is not None:
             self.close_round(self.last_line)
         hand = self.hand
@@ -1968,6 +2091,7 @@ class Replay:
             got[c.player] = got.get(c.player, 0) + c.amount
             lines.setdefault(c.player, c.line)
         line = min(lines.values()) if lines else self.hand.end_line
+        self.attribute_parole_collects(results, got)
         shares = "; ".join(f"{r['amount']} among {', '.join(r['eligible'])}" for r in results)
         for q in [x for x in self.order if x in want or x in got]:
             if got.get(q, 0) != want.get(q, 0):
@@ -1975,6 +2099,23 @@ class Replay:
                          f"After the parole {q} should have received {want.get(q, 0)}, not {got.get(q, 0)} (every "
                          f"pot is split among its players, odd chips from the button's left: {shares}).",
                          player=q, expected=want.get(q, 0), actual=got.get(q, 0), street="summary")
+
+    @staticmethod
+    def attribute_parole_collects(results: list[PotResult], got: dict[str, int]) -> None:
+        """The log says only what each player took from the split: put it against the pots he shares, up to his
+        share of each (any excess against the first), so each pot shows what was collected from it."""
+        left = dict(got)
+        for r in results:
+            awards: dict[str, int] = r["awards"]
+            for q in r["eligible"]:
+                take = min(left.get(q, 0), awards.get(q, 0))
+                if take > 0:
+                    r["collected"][q] = take
+                    left[q] -= take
+        for q, extra in left.items():
+            if extra > 0:
+                home = next((r for r in results if q in r["eligible"]), results[0])
+                home["collected"][q] = home["collected"].get(q, 0) + extra
 
     def take_rake(self, results: list[PotResult]) -> None:
         """Where the house may rake, what a pot paid short of its amount is its rake: the winners share the
@@ -2004,6 +2145,8 @@ class Replay:
             total += amount
         payable = r["amount"] - r.get("rake", 0)
         paid_wrong = [p for p in got if got[p] > 0 and p not in awards]
+        if len(r["eligible"]) >= 2 and self.won_by_fold is None:
+            self.check_winner_showed(r, name, lines, line, paid_wrong)
         if not r["winners"] and r["eligible"]:
             return  # cards unknown (site logs): nothing to judge
         for p in paid_wrong:
@@ -2043,6 +2186,18 @@ class Replay:
                         self.add(Rule.POT_AMOUNT, lines.get(p, line),
                                  f"{p} collected {got.get(p, 0)} from {name}; the share was {awards[p]}.",
                                  player=p, expected=awards[p], actual=got.get(p, 0), street="showdown")
+
+    def check_winner_showed(self, r: PotResult, name: str, lines: dict[str, int], line: int,
+                            paid_wrong: list[str]) -> None:
+        """``POT_WINNER``: when two or more of a pot's players reach the show down, it goes only to a hand that
+        was shown (a hand won because everyone else folded needs no show, nor a pot only one player could win)."""
+        got: dict[str, int] = r["collected"]
+        for p in got:
+            if got[p] > 0 and p not in self.shown and p not in self.mucked and p not in paid_wrong:
+                self.add(Rule.POT_WINNER, lines.get(p, line),
+                         f"{p} collected {got[p]} from {name} but never showed a hand; at a show down a pot goes "
+                         "only to a hand that is shown.", player=p, expected=f"{p} shows", actual="no show",
+                         street="showdown")
 
     def check_conservation(self, total_in: int, collected: int, returned: int, rake: int) -> None:
         if collected + returned + rake != total_in:

@@ -108,7 +108,8 @@ class Rule(str, Enum):
     HAND_DESCRIPTION = ("HAND_DESCRIPTION", "warning",
            "A stated hand description does not match the cards.")
     POT_WINNER = ("POT_WINNER", "violation",
-           "A pot went to someone not holding the best hand among its eligible players, or not eligible.")
+           "A pot went to someone not holding the best hand among its eligible players, or not eligible, or (two "
+           "or more at the show down) to a player who never showed.")
     POT_AMOUNT = ("POT_AMOUNT", "violation",
            "Amounts collected differ from the pots built from the contributions.")
     ODD_CHIP = ("ODD_CHIP", "violation",
@@ -120,7 +121,8 @@ class Rule(str, Enum):
     RAKE = ("RAKE", "violation",
            "Rake taken where the profile allows none.")
     PAROLE = ("PAROLE", "violation",
-           "Parole offered by the wrong player or in the wrong round, or its split wrong.")
+           "Parole offered by the wrong player or in the wrong round, answered out of turn, twice, late or not at "
+           "all, or its split wrong.")
     POINTS = ("POINTS", "violation",
            "No-bet mode points given to other than the best hand(s), or a best hand not given its point.")
     SUMMARY_TOTAL = ("SUMMARY_TOTAL", "warning",

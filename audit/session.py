@@ -78,11 +78,11 @@ class SessionTracker:
                           f"The pot carried over should be {carried}, not {hand.carried}.",
                           expected=carried, actual=hand.carried, street="forced bets")
         if not (hand.points_mode or points):
-            floor = ante if ante else 1
+            # any chips will do: an ante (or a blind) posted short all-in plays for a pot of its own level
             for p in result.dealt_in:
                 s = seats[p]
                 had = s.chips if gap else self.balances.get(p, s.chips)
-                if s.chips < floor or had < floor:
+                if s.chips < 1 or had < 1:
                     self._add(out, Rule.BUSTED_PLAYER, hid, s.line,
                               f"{p} had {min(had, s.chips)} chips and could not {'ante' if ante else 'play'}, "
                               "but was dealt in (no rebuys).", player=p, expected="out of the game",
@@ -95,9 +95,8 @@ class SessionTracker:
         if hand.points_mode or points:
             for s in hand.seats:
                 self.balances[s.player] = s.chips + result.points.get(s.player, 0)
-        floor = ante if ante else 1
         for p in seats:
-            if self.balances.get(p, 0) >= floor:
+            if self.balances.get(p, 0) >= 1:
                 self.able.add(p)
             else:
                 self.able.discard(p)

@@ -14,11 +14,12 @@ fixed-limit betting (bet sizes, the cap with the largest blind as the first bet,
 deck (52, 32, joker), draw limit (``3+ace`` too), where each round starts (button, last blind, opener), redeals
 (everyone checked, or nobody had jacks to open: the pot is carried, everyone antes again, the button stays, the
 hand does not count), openers, the time limit and raise time limit (think times within them, ``(timed out)``
-checks, folds and stands pat), parole (offered by the second round's first actor, answered in turn, every pot
-split), points mode, the reshuffle kind, the ranking and suit tie-break, the show order without a bet and the
-session length. What it does not play (two blinds, betting or ante from the log, big-blind bet sizes) is
-refused with a :class:`~audit.errors.ProfileError`. Nobody sits out, so missed blinds never arise: a player who
-busts leaves the table.
+checks, folds and stands pat), parole (offered by the second round's first actor, answered in turn by everyone
+still in even after an acceptance, every pot split), short forced bets (blinds and antes posted short all-in;
+the others call the full blind, the small blind completes), points mode, the reshuffle kind, the ranking and
+suit tie-break, the show order without a bet and the session length. What it does not play (two blinds, betting
+or ante from the log, big-blind bet sizes) is refused with a :class:`~audit.errors.ProfileError`. Nobody sits
+out, so missed blinds never arise: a player who busts leaves the table.
 
 Play is deliberately aggressive and varied: many all-ins (full and short), min raises, multiway pots, side pots,
 uncalled bets, draws of 0 to 5 with reshuffles, and -- through a stacked deck -- a share of tied hands that split
@@ -63,6 +64,11 @@ DECK_LINE_RATE = 0.3
 """Share of hands that print the ``Deck:`` line."""
 TIMEOUT_RATE = 0.03
 """With a time limit: share of actions and draws where the clock runs out and the house acts."""
+SHORT_STACK_RATE = 0.5
+"""With starting chips ``any``: share of sessions where one or two players sit down with a stack shorter than the
+forced bets (they post blinds and antes short all-in)."""
+COMPLETE_RATE = 0.3
+"""Share of players left facing only short all-ins they have matched who complete the full blind anyway."""
 PAROLE_RATE = 0.2
 """With parole: share of second rounds where the first to act offers it."""
 ACCEPT_RATE = 0.3
@@ -186,6 +192,7 @@ class _Hand:
         self.points = self.prof.points_mode
         self.blind_levels = {"small": small_blind, "big": 2 * small_blind, "over": 4 * small_blind}
         self.blind_bets: dict[str, int] = {}  # live blinds: each poster's first-round bet
+        self.blind_full = 0  # the largest blind's full size: the bet to call, even if it was posted short
         self.last_blind: str | None = None
         if self.prof.blinds == "three" and self.prof.min_bet_rule == "blinds":
             self.min_bet = self.blind_levels["over" if len(seats) >= 4 else "big"]
@@ -283,6 +290,8 @@ class _Hand:
                 self.emit(f"{p}: posts the ante {amount}{suffix}")
                 if suffix:
                     self.stats["ante_all_in"] += 1
+                    if amount < ante:
+                        self.stats["short_ante"] += 1
         if prof.blinds == "three":
             self.post_blinds()
         self.deal()
@@ -321,9 +330,12 @@ class _Hand:
             amount = min(self.blind_levels[kind], self.stack[p])
             suffix = self.put_in(p, amount)
             self.blind_bets[p] = amount
+            self.blind_full = max(self.blind_full, self.blind_levels[kind])
             self.emit(f"{p}: posts {kind} blind {amount}{suffix}")
             if suffix:
                 self.stats["blind_all_in"] += 1
+                if amount < self.blind_levels[kind]:
+                    self.stats[f"short_{kind}_blind"] += 1
         self.last_blind = kinds[-1][1]
         self.stats[f"blinds_{len(kinds)}"] += 1
 
@@ -404,11 +416,13 @@ class _Hand:
         rnd = _Round(full=size, fixed=self.fixed)
         if street == "first" and self.blind_bets:
             rnd.bets = dict(self.blind_bets)
-            rnd.current = rnd.full_to = max(self.blind_bets.values())
+            # a blind posted short all-in does not lower the bet: the others call the full blind
+            rnd.current = rnd.full_to = self.blind_full
             rnd.counted = 1 if rnd.current > 0 else 0
         self.rounds[street] = rnd
         able = [p for p in self.order if self.can_act(p)]
-        if len(able) <= 1 and all(rnd.to_call(p) == 0 for p in able):
+        if len(able) <= 1 and (all(rnd.to_call(p) == 0 for p in able) or self.only_all_ins_left(rnd, able)):
+            self.maybe_complete(rnd, able)
             self.settle_uncalled(rnd)
             return
         rnd.pending = set(able)
@@ -426,25 +440,55 @@ class _Hand:
                 rnd.pending.clear()
             else:
                 able = [q for q in live if q not in self.all_in]
-                if len(able) <= 1 and all(rnd.to_call(q) == 0 for q in able):
+                if len(able) <= 1 and (all(rnd.to_call(q) == 0 for q in able) or self.only_all_ins_left(rnd, able)):
                     rnd.pending.clear()
+                    self.maybe_complete(rnd, able)
             idx = self.order.index(actor)
             actor = next((q for q in self.clockwise_from(idx + 1) if q in rnd.pending), None)
         self.settle_uncalled(rnd)
 
+    def only_all_ins_left(self, rnd: _Round, able: list[str]) -> bool:
+        """The one player able to act has matched every all-in player still in: nothing he adds can be called
+        (after a blind posted short all-in he may still face the full blind)."""
+        if len(able) != 1:
+            return not able
+        mine = rnd.bets.get(able[0], 0)
+        return all(rnd.bets.get(q, 0) <= mine for q in self.live())
+
+    def maybe_complete(self, rnd: _Round, able: list[str]) -> None:
+        """Facing only all-ins he has matched, a player owes nothing more; now and then he completes the full
+        blind anyway, and the chips come back as an uncalled bet."""
+        if len(able) != 1 or self.winner_by_fold is not None:
+            return
+        p = able[0]
+        owed = min(rnd.to_call(p), self.stack[p])
+        if owed > 0 and p not in rnd.acted and self.rng.random() < COMPLETE_RATE:
+            suffix = self.put_in(p, owed)
+            rnd.bets[p] = rnd.bets.get(p, 0) + owed
+            rnd.acted.add(p)
+            self.emit(f"{p}: calls {owed}{suffix}", took=True)
+            self.stats["completed_short_blind"] += 1
+
     def parole(self, offerer: str) -> bool:
-        """``parole = yes``: the second round's first actor offers before chips go in; the others still in answer
-        in turn until one accepts. Accepted: every pot is split among its players and the hand ends (True)."""
+        """``parole = yes``: the second round's first actor offers before chips go in; every other player still in
+        answers once, in turn, even after an acceptance. Accepted by one: every pot is split among its players and
+        the hand ends (True)."""
         rng = self.rng
         self.emit(f"{offerer}: offers parole", took=True)
         self.stats["parole_offered"] += 1
         ring = self.clockwise_from(self.order.index(offerer) + 1)
+        accepted = False
         for q in [q for q in ring if q != offerer and q not in self.folded]:
+            if accepted:
+                self.stats["parole_answer_after_accept"] += 1
             if rng.random() < ACCEPT_RATE:
                 self.emit(f"{q}: accepts parole", took=True)
-                self.split_by_parole()
-                return True
-            self.emit(f"{q}: declines parole", took=True)
+                accepted = True
+            else:
+                self.emit(f"{q}: declines parole", took=True)
+        if accepted:
+            self.split_by_parole()
+            return True
         self.stats["parole_declined"] += 1
         return False
 
@@ -486,6 +530,15 @@ class _Hand:
             return min(total, rnd.current + self.pot_now() + rnd.to_call(p))
         return total
 
+    def all_in_match(self, p: str, rnd: _Round) -> int:
+        """When everyone else still in is all-in below the bet (after a short all-in blind): what ``p`` adds to
+        match the largest of them; else 0."""
+        others = [q for q in self.live() if q != p]
+        if not others or any(q not in self.all_in for q in others):
+            return 0
+        top = max(rnd.bets.get(q, 0) for q in others)
+        return top - rnd.bets.get(p, 0) if top < rnd.current else 0
+
     def act(self, p: str, rnd: _Round) -> None:
         late = ""
         if self.timed_out():
@@ -510,6 +563,10 @@ class _Hand:
             return
         if kind == "call":
             amount = min(rnd.to_call(p), self.stack[p])
+            match = self.all_in_match(p, rnd)
+            if 0 < match < amount and self.rng.random() < 0.5:
+                amount = match  # just what the all-ins can win: the rest of the full blind would come back
+                self.stats["call_matching_all_ins"] += 1
             suffix = self.put_in(p, amount)
             rnd.bets[p] = before + amount
             rnd.pending.discard(p)
@@ -899,8 +956,14 @@ class Simulator:
         stacks = {p: chips for p in names}
         self.styles = {p: _Style(rng.uniform(0.15, 0.95), rng.uniform(0.1, 0.9), rng.uniform(0.0, 1.0))
                        for p in names}
-        floor = 0 if prof.points_mode else prof.ante if prof.ante else 1
+        floor = 0 if prof.points_mode else 1  # an ante or blind posted short all-in still plays
         small_blind = rng.choice((1, 1, 2, 5)) if prof.blinds == "three" else 0
+        if prof.starting_chips is None and not prof.points_mode and rng.random() < SHORT_STACK_RATE:
+            # stacks of any size: one or two players sit down short, to post blinds and antes short all-in
+            forced = 4 * small_blind if small_blind else max(prof.ante or 0, 2)
+            for p in rng.sample(names, min(n - 1, rng.choice((1, 1, 2)))):
+                stacks[p] = rng.randint(1, 2 * forced)
+        total_chips = sum(stacks.values())
         length = prof.session_hands if prof.session_hands is not None else rng.randint(5, 15)
         name = f"{prof.name}-{self.seed}-{index:03d}"
         table = rng.choice(TABLES)
@@ -933,7 +996,7 @@ class Simulator:
                 stacks[p] = hand.stack[p]
             carried = hand.pot_now() if hand.redeal else 0
             if not prof.points_mode:
-                assert sum(stacks.values()) + carried == chips * n, "chips not conserved"
+                assert sum(stacks.values()) + carried == total_chips, "chips not conserved"
             deals += 1
             hands += 0 if hand.redeal else 1  # redeals do not count toward the session's hands
             when += timedelta(seconds=rng.randrange(40, 320))

@@ -404,3 +404,67 @@ def test_site_hands_with_an_allowed_rake_need_no_correction() -> None:
         pytest.skip("the shared real hands are not here")
     h = run_json(path)[0]
     assert h["rake_kept"] == 5 and h["corrections"] == [] and h["remainder"] is None
+
+
+# ------------------------------------------------------------------------- short forced bets and parole
+PROFILE_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "profiles"
+
+
+def pots_of(h: dict[str, Any]) -> list[tuple[str, int, list[str], dict[str, int], dict[str, int]]]:
+    return [(p["name"], p["amount"], p["eligible"], p["awards"], p["collected"]) for p in h["pots"]]
+
+
+@pytest.mark.parametrize("case, pots", [
+    # Beto's big blind of 2 posted short (1, all-in): 1 from each is his pot, Ana's and Carla's second chips the side
+    ("stripped32-short-big-blind", [("main", 3, ["Ana", "Beto", "Carla"], {"Carla": 3}, {"Carla": 3}),
+                                    ("side-1", 2, ["Ana", "Carla"], {"Carla": 2}, {"Carla": 2})]),
+    # Carla's over blind of 4 posted short (3): 3 from Ana, Carla, Dario and Beto's folded 2; the rest is side pot
+    ("stripped32-short-over-blind", [("main", 11, ["Ana", "Carla", "Dario"], {"Carla": 11}, {"Carla": 11}),
+                                     ("side-1", 10, ["Ana", "Dario"], {"Dario": 10}, {"Dario": 10})]),
+    # Ana's ante of 10 posted short (6): 6 from each of the three; the other antes' 4 and the bets of 20 beyond
+    ("qdan-short-ante", [("main", 18, ["Ana", "Beto", "Carla"], {"Ana": 18}, {"Ana": 18}),
+                         ("side-1", 48, ["Beto", "Carla"], {"Beto": 48}, {"Beto": 48})]),
+])
+def test_a_short_forced_bet_plays_for_a_pot_of_its_own_level(
+        case: str, pots: list[tuple[str, int, list[str], dict[str, int], dict[str, int]]]) -> None:
+    h = run_json(PROFILE_FIXTURES / f"{case}.txt")[0]
+    assert pots_of(h) == pots
+    assert h["findings"] == [] and h["corrections"] == []
+    text = CliRunner().invoke(main, ["explain", str(PROFILE_FIXTURES / f"{case}.txt")]).output
+    name, amount, eligible, awards, _ = pots[1]
+    assert (f"Side pot 1 {amount}: eligible {', '.join(eligible)}; winners {', '.join(awards)}; awards "
+            + ", ".join(f"{p} {n}" for p, n in awards.items())) in text
+
+
+def test_the_short_blind_does_not_lower_what_the_others_call() -> None:
+    h = run_json(PROFILE_FIXTURES / "stripped32-short-big-blind.txt")[0]
+    by_text = {s["text"]: s for s in h["steps"]}
+    assert by_text["Beto posts big 1"]["stacks"]["Beto"] == 0
+    assert by_text["Carla calls 2"]["legal"]["to_call"] == 2  # the full big blind, not Beto's 1
+    assert by_text["Ana calls 1"]["legal"]["to_call"] == 1  # the small blind completes to it
+    assert by_text["Ana calls 1"]["legal"]["min_raise_to"] == 4  # the full increment stays the min bet
+
+
+def test_parole_answers_after_an_acceptance_are_steps_without_findings() -> None:
+    path = PROFILE_FIXTURES / "stripped32-parole-answer-after-accept.txt"
+    h = run_json(path)[0]
+    answers = [(s["event"]["player"], s["event"]["kind"]) for s in h["steps"] if s["event"]["type"] == "parole"]
+    assert answers == [("Dario", "offer"), ("Ana", "accept"), ("Carla", "decline")]
+    assert all(not s["findings"] for s in h["steps"]) and h["findings"] == []
+    split = {"Ana": 9, "Carla": 9, "Dario": 8}
+    assert pots_of(h) == [("pot", 26, ["Ana", "Carla", "Dario"], split, split)]
+    assert h["corrections"] == []
+    for lang, words in (("en", ["Dario offers parole", "Ana accepts parole", "Carla declines parole"]),
+                        ("es", ["Dario ofrece parole", "Ana acepta la parole", "Carla rechaza la parole"])):
+        text = CliRunner().invoke(main, ["explain", str(path), "--lang", lang]).output
+        at = [text.index(w) for w in words]
+        assert at == sorted(at), lang
+        assert "PAROLE" not in text
+
+
+def test_a_missing_parole_answer_is_shown_where_the_hand_moved_on() -> None:
+    h = run_json(PROFILE_FIXTURES / "stripped32-parole-missing-answer.txt")[0]
+    flagged = [(s["event"]["type"], s["event"]["player"], [(f["rule"], f["player"]) for f in s["findings"]])
+               for s in h["steps"] if s["findings"]]
+    assert flagged == [("collect", "Ana", [("PAROLE", "Carla")])]
+    assert "declineed" not in json.dumps(h)

@@ -84,3 +84,19 @@ def test_a_bad_option_is_an_error_naming_its_line(tmp_path: Path, line: str, wor
     run = subprocess.run([str(AUDIT), "check", str(case)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert f"{case}:2:" in run.stderr and words in run.stderr
+
+
+@pytest.mark.parametrize("case, messages", [
+    ("stripped32-parole-answer-without-offer", ["Ana declined a parole nobody offered.",
+                                                "Carla declined a parole nobody offered."]),
+    ("stripped32-parole-answer-after-all", ["Ana accepted the parole after everyone had answered it."]),
+    ("stripped32-parole-answer-twice", ["Ana answered the parole twice; each player answers once."]),
+    ("stripped32-parole-missing-answer", ["Carla did not answer the parole; every player still in answers it, in "
+                                          "turn, even after someone has accepted."]),
+    ("stripped32-raise-time-slow-bet", ["Dario bet after 12s; betting and raising are allowed only within 10s "
+                                        "(after that only check, call or fold)."]),
+])
+def test_parole_and_raise_clock_messages(case: str, messages: list[str]) -> None:
+    """The words a host reads (an answer is 'declined', not 'declineed'; a bet is not called a raise)."""
+    found = run_check(FIXTURES / f"{case}.txt", None)
+    assert [f["message"] for f in found if f["rule"] in ("PAROLE", "TIME_LIMIT")] == messages

@@ -40,6 +40,7 @@ CONFIGS: dict[str, tuple[str, Options]] = {
     "qdan time-limit=30": ("qdan", (("time-limit", "30"),)),
     "qdan time-limit=60": ("qdan", (("time-limit", "60"),)),
     "qdan mode=points": ("qdan", (("mode", "points"),)),
+    "qdan starting-chips=any": ("qdan", (("starting-chips", "any"),)),
     "stripped32": ("stripped32", ()),
     "stripped32 betting=pot-limit": ("stripped32", (("betting", "pot-limit"),)),
     "stripped32 betting=fixed-limit": ("stripped32", (("betting", "fixed-limit"),)),
@@ -56,10 +57,14 @@ WANTED: dict[str, dict[str, int]] = {
     "qdan time-limit=30": {"timed_out": 50, "timed_out_draw": 20, "redeal": 100},
     "qdan time-limit=60": {"timed_out": 50},
     "qdan mode=points": {"points_showdown": 2000, "points_tie_2way": 30},
+    "qdan starting-chips=any": {"short_ante": 100, "side_pots": 100},
     "stripped32": {"blinds_3": 200, "parole_accepted": 50, "parole_declined": 50, "reshuffle": 20,
-                   "all_in": 100, "side_pots": 30},
-    "stripped32 betting=pot-limit": {"parole_accepted": 50, "all_in": 100, "min_raise": 200},
-    "stripped32 betting=fixed-limit": {"capped": 100, "half_bet_all_in": 5, "parole_accepted": 50},
+                   "all_in": 100, "side_pots": 30, "parole_answer_after_accept": 40, "short_big_blind": 20,
+                   "short_over_blind": 20, "completed_short_blind": 2, "call_matching_all_ins": 1},
+    "stripped32 betting=pot-limit": {"parole_accepted": 50, "all_in": 100, "min_raise": 200,
+                                     "parole_answer_after_accept": 40, "short_big_blind": 20},
+    "stripped32 betting=fixed-limit": {"capped": 100, "half_bet_all_in": 5, "parole_accepted": 50,
+                                       "parole_answer_after_accept": 100, "short_over_blind": 20},
 }
 
 
@@ -375,6 +380,74 @@ def m_parole_split(blocks: Blocks, rng: random.Random) -> Site | None:
     return b, out
 
 
+def m_parole_answer_dropped(blocks: Blocks, rng: random.Random) -> Site | None:
+    """parole: an answer after the acceptance left out (everyone still in answers, even after an acceptance)."""
+    found = []
+    for b in hands_of(blocks):
+        block = blocks[b]
+        accepted = False
+        for i, line in enumerate(block):
+            m = PAROLE_LINE.match(line)
+            if m and m["kind"] != "offers" and accepted:
+                found.append((b, i))
+            accepted = accepted or bool(m and m["kind"] == "accepts")
+    if not found:
+        return None
+    b, i = rng.choice(found)
+    out = [list(x) for x in blocks]
+    del out[b][i]
+    return b, out
+
+
+def m_winner_not_shown(blocks: Blocks, rng: random.Random) -> Site | None:
+    """A show down of two or more hands where the pot's winner never shows (his show line left out)."""
+    found = []
+    for b in hands_of(blocks):
+        block = blocks[b]
+        shows = {line.split(":")[0]: i for i, line in enumerate(block) if ": shows [" in line}
+        winners = [line.split(" collected ")[0] for line in block if " collected " in line
+                   and line.endswith(" from pot")]
+        if len(shows) >= 2 and len(winners) == 1 and winners[0] in shows:
+            found.append((b, shows[winners[0]]))
+    if not found:
+        return None
+    b, i = rng.choice(found)
+    out = [list(x) for x in blocks]
+    del out[b][i]
+    return b, out
+
+
+def m_short_blind_call(blocks: Blocks, rng: random.Random) -> Site | None:
+    """Short forced bets: the first call of the full blind lowered to the short all-in blind's amount."""
+    found = []
+    for b in hands_of(blocks):
+        block = blocks[b]
+        posts = [m for line in block if (m := POST.match(line))]
+        small = [int(m["n"]) for m in posts if m["kind"] == "small" and not m["allin"]]
+        if not small or "*** FIRST BETTING ROUND ***" not in block:
+            continue
+        full = max(small[0] * {"small": 1, "big": 2, "over": 4}[m["kind"]] for m in posts)
+        posted = max(int(m["n"]) for m in posts)
+        if posted >= full:
+            continue  # no blind posted short: the bet is what was posted
+        first = block.index("*** FIRST BETTING ROUND ***") + 1
+        a = ACTION.match(block[first]) if first < len(block) else None
+        if a and a["kind"] == "calls" and not a["allin"] and int(a["a"]) == full:
+            found.append((b, first, f"{a['p']}: calls {posted}{a['rest']}"))
+    if not found:
+        return None
+    b, i, line = rng.choice(found)
+    out = [list(x) for x in blocks]
+    out[b][i] = line
+    return b, out
+
+
+def m_slow_bet(blocks: Blocks, rng: random.Random) -> Site | None:
+    """stripped32 (raise time limit 10 s): an opening bet after 12 seconds."""
+    return pick_line(blocks, rng, lambda b, i, line: bool((m := ACTION.match(line)) and m["kind"] == "bets")
+                     and "(t" not in line, lambda b, i, line: line + " (took 12s)")
+
+
 MUTATIONS: dict[str, tuple[str, str, Mutator]] = {
     "bet not in units of 20": ("qdan", "BET_UNIT", m_bet_unit),
     "raise not in units of 20": ("qdan", "BET_UNIT", m_raise_unit),
@@ -392,6 +465,10 @@ MUTATIONS: dict[str, tuple[str, str, Mutator]] = {
     "pot-limit bet over the pot": ("stripped32 betting=pot-limit", "BET_OVER_POT", m_over_pot),
     "parole offered by the wrong player": ("stripped32", "PAROLE", m_parole_offerer),
     "parole split changed": ("stripped32", "PAROLE", m_parole_split),
+    "parole answer after the acceptance left out": ("stripped32", "PAROLE", m_parole_answer_dropped),
+    "show down won without a show": ("qdan", "POT_WINNER", m_winner_not_shown),
+    "full blind called short": ("stripped32", "CALL_AMOUNT", m_short_blind_call),
+    "opening bet after the raise clock": ("stripped32", "TIME_LIMIT", m_slow_bet),
 }
 
 HANDS_PER_MUTATION = 8
