@@ -16,7 +16,7 @@ from typing import Any
 from audit.explain.records import DrawAllowance, Legal, PotNow, Step
 from audit.findings import Finding
 from audit.model import Action, Collect, Dealt, Discard, Hand, Item, Post, Score, Show, StandPat
-from audit.pots import build_pots
+from audit.pots import build_pots, uncalled
 from audit.profile import Profile
 from audit.replay import HandResult
 
@@ -97,7 +97,7 @@ def steps_from_engine(result: HandResult, profile: Profile | None) -> list[Step]
     findings = _Findings(result.findings)
     steps = [Step(index=0, line=hand.line, street="seats", text="Seats", item=None,
                   stacks=dict(result.start_stacks), pot=hand.carried, bets={}, contributions={}, folded=(),
-                  pots=_pots({}, order, (), hand.carried), legal=None, draw=None, findings=[])]
+                  pots=_pots({}, {}, order, (), hand.carried), legal=None, draw=None, findings=[])]
     holding: dict[str, tuple[str, ...]] = {}
     pending: dict[str, Discard] = {}
     body = iter(hand.body)
@@ -159,7 +159,7 @@ def steps_from_engine(result: HandResult, profile: Profile | None) -> list[Step]
         steps.append(Step(index=len(steps), line=line, street=street, text=str(s["text"]), item=item,
                           stacks=stacks, pot=int(s["pot"]) - collected, bets={p: b for p, b in bets.items() if b},
                           contributions=dict(contributions), folded=tuple(folded),
-                          pots=_pots(contributions, order, folded, dead), legal=legal, draw=draw_at.get(line),
+                          pots=_pots(contributions, bets, order, folded, dead), legal=legal, draw=draw_at.get(line),
                           findings=placed))
     for finding in findings.rest():  # the settlement's and the session's: the step of their line
         target = steps[0]
@@ -180,6 +180,12 @@ def _live_part(post: Post, hand: Hand, moved: int) -> int:
     return min(moved, big) if big else moved
 
 
-def _pots(contributions: Mapping[str, int], order: Sequence[str], folded: Sequence[str], dead: int) -> list[PotNow]:
+def _pots(contributions: Mapping[str, int], bets: Mapping[str, int], order: Sequence[str], folded: Sequence[str],
+          dead: int) -> list[PotNow]:
+    """The pots the contributions build; a bet nobody has matched yet is not in any pot (it is in front of its
+    player), so its excess over the next bet is left out."""
+    top, excess = uncalled(bets)
+    if top is not None:
+        contributions = {**contributions, top: contributions.get(top, 0) - excess}
     live = [p for p in order if p not in folded]
     return [PotNow(p.name, p.amount, p.eligible) for p in build_pots(contributions, live, order, dead)]

@@ -182,7 +182,8 @@ def describe(step: Step, lang: str, unit: Unit = "") -> list[Segment]:
     if isinstance(item, Score):
         return [say("step.score", lang, p=item.player, n=item.points)]
     if isinstance(item, Event):
-        return [say("step.event", lang, p=item.player, kind=item.kind)]
+        key = f"event.{item.kind}" if has(f"event.{item.kind}") else "event.other"
+        return [say(key, lang, p=item.player)]
     return [step.text]
 
 

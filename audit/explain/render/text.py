@@ -62,7 +62,8 @@ def session_text(s: SessionExplanation, lang: str) -> str:
     out = [say("label.session_net", lang, name=s.name, hands=say("unit.hands", lang, n=len(s.hands)))]
     if s.balances:
         out.append("  " + say("label.session_sum", lang) + ": "
-                   + ", ".join(f"{party_name(p, lang)} {d:+d}" for p, d in s.balances.items()))
+                   + ", ".join(f"{party_name(p, lang)} {'+' if d > 0 else ''}{amount(d, s.unit, lang)}"
+                             for p, d in s.balances.items()))
     out += _verdict_lines(s.transfers, [], s.reasons, lang, s.unit, True)
     return "\n".join(out) + "\n"
 
