@@ -72,3 +72,36 @@ def test_say_fills_parameters_and_refuses_unknown_keys() -> None:
     assert rule_what("NO_SUCH_RULE", "en") == "" and rule_name("NO_SUCH_RULE", "es") == "NO_SUCH_RULE"
     with pytest.raises(KeyError):
         say("no.such.key", "en")
+
+
+def test_check_speaks_spanish_and_keeps_json_english() -> None:
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from audit.cli import main
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "reopen-dispute.txt"
+    es = CliRunner().invoke(main, ["check", str(path), "--lang", "es"])
+    assert es.exit_code == 1
+    assert "Ana: Un jugador subió aunque la apuesta no se le había reabierto." in es.output
+    assert "línea 24" in es.output and "infracción" in es.output
+    assert "Revisión de 1 mano en 1 archivo: 1 infracción, 0 avisos, 0 errores" in es.output
+    assert "raised" not in es.output and "violation" not in es.output
+    js = CliRunner().invoke(main, ["check", str(path), "--lang", "es", "--format", "json"])
+    found = [json.loads(line) for line in js.output.splitlines() if line.strip()]
+    assert [f["rule"] for f in found] == ["RAISE_NOT_REOPENED"] and found[0]["message"].startswith("Ana raised")
+
+
+def test_check_does_not_load_the_page_templates() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "reopen-dispute.txt"
+    code = ("import sys; from audit.cli import main\n"
+            "try:\n    main(['check', '--lang', 'es', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('jinja2', 'duckdb') if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
+    assert run.stdout.strip().splitlines()[-1] == "[]"
