@@ -10,10 +10,14 @@ from audit.pipeline import audit_file
 from audit.profile import Profile
 from audit.read import expand_paths
 from audit.rules import SEVERITY_RANK
+from audit.words import has, rule_what, say
 
 
-def check_paths(paths: list[str], profile: Profile, fmt: str, out: TextIO) -> int:
-    """Audit ``paths`` and write findings to ``out``; returns the worst severity rank found (0: none)."""
+def check_paths(paths: list[str], profile: Profile, fmt: str, out: TextIO, lang: str = "en") -> int:
+    """Audit ``paths`` and write findings to ``out``; returns the worst severity rank found (0: none).
+
+    ``lang`` is the language of the text output (``en`` or ``es``); JSON always carries the English message.
+    """
     files = expand_paths(paths)
     worst = 0
     hands = 0
@@ -31,15 +35,28 @@ def check_paths(paths: list[str], profile: Profile, fmt: str, out: TextIO) -> in
                 else:
                     if f.hand != current_hand:
                         current_hand = f.hand
-                        out.write(f"\n{f.file}: hand {f.hand or '-'}\n")
-                    out.write(_text_line(f) + "\n")
+                        out.write(f"\n{f.file}: {say('check.hand', lang, hand=f.hand or '-')}\n")
+                    out.write(_text_line(f, lang) + "\n")
     if fmt == "text":
-        out.write(f"\n{hands} hand{'s' if hands != 1 else ''} checked in {len(files)} "
-                  f"file{'s' if len(files) != 1 else ''}: {counts['violation']} violations, "
-                  f"{counts['warning']} warnings, {counts['error']} errors\n")
+        out.write("\n" + say("check.summary", lang, hands=say("unit.hands", lang, n=hands),
+                             files=say("check.files", lang, n=len(files)),
+                             violations=say("check.violations", lang, n=counts["violation"]),
+                             warnings=say("check.warnings", lang, n=counts["warning"]),
+                             errors=say("check.errors", lang, n=counts["error"])) + "\n")
     return worst
 
 
-def _text_line(f: Finding) -> str:
-    where = f"line {f.line}"
-    return f"  {where:>10}  {f.severity:<9} {f.rule:<20} {f.message}"
+def _text_line(f: Finding, lang: str) -> str:
+    where = say("check.line", lang, line=f.line)
+    return f"  {where:>10}  {say('severity.' + f.severity, lang):<9} {f.rule:<20} {finding_text(f, lang)}"
+
+
+def finding_text(f: Finding, lang: str) -> str:
+    """A finding in ``lang``: from its message id when it has one, else the engine's English message, or in
+    another language the player and what the rule says went wrong."""
+    if f.msg_id is not None and has(f.msg_id):
+        return say(f.msg_id, lang, **dict(f.params))
+    if lang == "en" or not has(f"rule.{f.rule}.what"):
+        return f.message
+    what = rule_what(f.rule, lang)
+    return say("check.finding_player", lang, player=f.player, what=what) if f.player else what

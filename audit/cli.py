@@ -65,12 +65,14 @@ def _profile(name: str | None, options: tuple[str, ...]) -> Any:
               help="text for people; json for one JSON object per finding (JSON Lines).")
 @click.option("--fail-on", type=click.Choice(["violation", "warning", "never"]), default="violation",
               show_default=True, help="Exit with status 1 when a finding of this severity or worse is found.")
+@click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True,
+              help="Language of the text output; json keeps the English message and the rule id.")
 def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, ...], fmt: str,
-          fail_on: str) -> None:
+          fail_on: str, lang: str) -> None:
     """Replay every hand in PATHS and report every rule broken (nothing is written)."""
     from audit.check import check_paths
     profile = _profile(profile_name, options)
-    worst = check_paths(list(paths), profile, fmt, sys.stdout)
+    worst = check_paths(list(paths), profile, fmt, sys.stdout, lang)
     from audit.rules import SEVERITY_RANK
     if fail_on != "never" and worst >= SEVERITY_RANK[fail_on]:
         sys.exit(EXIT_FOUND)

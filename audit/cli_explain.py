@@ -17,7 +17,8 @@ FORMATS = ("text", "json", "html")
               help="text for a terminal; json for one object per hand (JSON Lines, then one per session with "
                    "its net corrections); html for one self-contained page to open on a phone.")
 @click.option("--lang", type=click.Choice(["es", "en"]), default="en", show_default=True,
-              help="Language of the labels (text and html); the findings stay as the engine writes them.")
+              help="Language of the text and html output (the verdict, the steps, the findings, money); json stays "
+                   "English.")
 @click.option("--profile", "profile_name", default=None, metavar="NAME",
               help="Rule profile for files without a 'Profile:' line (home-open, qdan, stripped32, site). "
                    "A file's own line wins.")

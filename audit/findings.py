@@ -22,6 +22,8 @@ class Finding(NamedTuple):
     actual: str | None
     message: str
     session: str | None = None
+    msg_id: str | None = None  # the message in audit/words (e.g. "finding.ODD_CHIP"); None: ``message`` only
+    params: tuple[tuple[str, str | int], ...] = ()  # the message's parameters, as (name, value) pairs
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON Lines object of ``audit check --format json``."""

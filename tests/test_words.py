@@ -1,0 +1,107 @@
+"""The message catalogues: every rule named in both languages, the same keys and placeholders in both, plurals,
+and money as Babel writes it."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+
+from audit.rules import Rule
+from audit.words import LANGS, amount, catalogue, chips, money, quantity, rule_name, rule_what, say
+
+
+def placeholders(entry: str | dict[str, str]) -> set[str]:
+    texts = entry.values() if isinstance(entry, dict) else [entry]
+    return {name for text in texts for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_rule_id_has_a_name_and_a_sentence(lang: str) -> None:
+    keys = catalogue(lang)
+    missing = [f"rule.{r.value}.{part}" for r in Rule for part in ("name", "what")
+               if not str(keys.get(f"rule.{r.value}.{part}", "")).strip()]
+    assert not missing, f"{lang}.toml lacks {missing}"
+    names = [rule_name(r.value, lang) for r in Rule]
+    assert len(set(names)) == len(names), "two rules share a name"
+    assert all(n != r.value for n, r in zip(names, Rule))
+
+
+def test_no_message_names_a_rule_that_does_not_exist() -> None:
+    rules = {r.value for r in Rule}
+    stray = {k.split(".")[1] for k in catalogue("en") if k.startswith("rule.")} - rules
+    assert not stray
+
+
+def test_both_languages_have_the_same_keys_and_placeholders() -> None:
+    en, es = catalogue("en"), catalogue("es")
+    assert set(en) == set(es)
+    differ = {k for k in en if placeholders(en[k]) != placeholders(es[k])}
+    assert not differ, differ
+
+
+def test_spanish_differs_from_english_where_words_are_said() -> None:
+    en, es = catalogue("en"), catalogue("es")
+    same = {k for k in en if en[k] == es[k] and any(c.isalpha() for c in str(en[k]))
+            and k not in {"severity.error", "label.total", "check.finding", "check.finding_player"}}
+    assert not same, sorted(same)
+
+
+def test_plurals_follow_the_number() -> None:
+    assert chips(1, "en") == "1 chip" and chips(2, "en") == "2 chips" and chips(0, "en") == "0 chips"
+    assert chips(1, "es") == "1 ficha" and chips(2, "es") == "2 fichas"
+    assert chips(-1, "es") == "-1 ficha"
+    assert say("unit.findings", "es", n=1) == "1 incidencia"
+
+
+def test_money_is_formatted_by_babel_for_the_language() -> None:
+    nbsp = "\u00a0"
+    assert money(152, "USD", "en") == "$1.52"
+    assert money(152, "EUR", "es").replace(nbsp, " ") == "1,52 €"
+    assert money(10, "USD", "es").replace(nbsp, " ") == "0,10 US$"
+    assert money(123456, "USD", "en") == "$1,234.56"
+    assert quantity(5, "USD", "en") == "$0.05" and quantity(5, "", "en") == "5 chips"
+    assert amount(1000, "", "en") == "1,000" and amount(1000, "", "es") == "1.000"
+
+
+def test_say_fills_parameters_and_refuses_unknown_keys() -> None:
+    assert say("verdict.owes", "es", payer="Beto", payee="Ana", amount=chips(1, "es")) == "Beto debe 1 ficha a Ana."
+    assert say("hand_name.straight", "es", from_a=say("rank.from.6", "es"), to_b=say("rank.to.10", "es")) \
+        == "escalera, del seis al diez"
+    assert say("verdict.owes", "fr", payer="A", payee="B", amount="1") == "A owes B 1."  # unknown → English
+    assert rule_what("NO_SUCH_RULE", "en") == "" and rule_name("NO_SUCH_RULE", "es") == "NO_SUCH_RULE"
+    with pytest.raises(KeyError):
+        say("no.such.key", "en")
+
+
+def test_check_speaks_spanish_and_keeps_json_english() -> None:
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from audit.cli import main
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "reopen-dispute.txt"
+    es = CliRunner().invoke(main, ["check", str(path), "--lang", "es"])
+    assert es.exit_code == 1
+    assert "Ana: Un jugador subió aunque la apuesta no se le había reabierto." in es.output
+    assert "línea 24" in es.output and "infracción" in es.output
+    assert "Revisión de 1 mano en 1 archivo: 1 infracción, 0 avisos, 0 errores" in es.output
+    assert "raised" not in es.output and "violation" not in es.output
+    js = CliRunner().invoke(main, ["check", str(path), "--lang", "es", "--format", "json"])
+    found = [json.loads(line) for line in js.output.splitlines() if line.strip()]
+    assert [f["rule"] for f in found] == ["RAISE_NOT_REOPENED"] and found[0]["message"].startswith("Ana raised")
+
+
+def test_check_does_not_load_the_page_templates() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "reopen-dispute.txt"
+    code = ("import sys; from audit.cli import main\n"
+            "try:\n    main(['check', '--lang', 'es', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('jinja2', 'duckdb') if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
+    assert run.stdout.strip().splitlines()[-1] == "[]"
