@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from audit.cards import Ranking, ranking_for
 from audit.errors import ProfileError
 from audit.resources import data_dir
 
@@ -119,6 +120,11 @@ class Profile:
     def param(self, name: str) -> str:
         """A parameter as written (``"3+ace"``)."""
         return dict(self.params)[name]
+
+    def hand_ranking(self) -> Ranking:
+        """The ranking of this profile's hands: its ``ranking`` and ``suit-tiebreak`` over its own ``deck`` and
+        ``joker``, so that the ranking knows exactly the cards the profile deals."""
+        return ranking_for(self.ranking, self.suit_tiebreak, self.joker, self.deck_size)
 
     def with_options(self, options: list[tuple[str, str]]) -> Profile:
         """A copy with ``(name, value)`` overrides applied; raises ``ProfileError`` on a bad one."""

@@ -32,6 +32,7 @@ from audit.pipeline import audit_blocks, audit_file
 from audit.profile import Profile, load_profile
 from audit.read import MAX_BLOCK_LINES, RawBlock, iter_lines, read_blocks, read_text_blocks, split_blocks
 from audit.rules import SEVERITY_RANK, Rule
+from casejudge import cases_in, expectation, judge, run_check
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 SEED_FILES = sorted((SHARED / "cases" / "generated").glob("clean-*.txt"))
@@ -456,16 +457,19 @@ def test_cli_exit_status_on_mangled_files(tmp_path: Path, seed: int, edits: list
 
 # ---- inputs the long fuzz run (bench/fuzz.py) found ---------------------------------------------------------
 
-@pytest.mark.parametrize("name, profile, expected", [
-    # an opener's hand holding a card the 32-card deck does not have: ranking it raised ValueError
-    ("stripped32-card-not-in-deck-opens.txt", "stripped32", "CARD_NOT_IN_DECK"),
-    # a player who was not dealt in acts, then the next player: the turn order did not know where to start
-    ("home-open-actor-not-dealt-in.txt", "home-open", "ACTION_NOT_ALLOWED"),
-])
-def test_fuzz_finds_end_in_findings(name: str, profile: str, expected: str) -> None:
-    text = (FIXTURES / name).read_text(encoding="utf-8")
-    findings = [f for audited in audit_blocks(read_text_blocks(text, name), PROFILES[profile])
-                for f in audited.findings]
-    for f in findings:
-        check_finding(f)
-    assert expected in {f.rule for f in findings}
+FUZZ_CASES = cases_in(FIXTURES)
+
+
+def test_there_are_fuzz_fixtures() -> None:
+    assert len(FUZZ_CASES) >= 3
+
+
+@pytest.mark.parametrize("case", FUZZ_CASES, ids=[c.stem for c in FUZZ_CASES])
+def test_fuzz_finds_end_in_findings(case: Path) -> None:
+    """Each input the long run found, through the CLI: its expected findings, and no replay stopped on it."""
+    expect = expectation(case)
+    found = run_check(case, expect.get("profile"))
+    wrong = judge(expect, found)
+    assert not wrong, wrong
+    stopped = [f["message"] for f in found if ENGINE_STOPPED in f["message"]]
+    assert not stopped, stopped
