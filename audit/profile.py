@@ -181,6 +181,12 @@ def option_pairs(options: Iterable[str]) -> list[tuple[str, str]]:
     return pairs
 
 
+def option_domains() -> dict[str, tuple[str, ...]]:
+    """Every option and its allowed values as RULES.md writes them; ``"int"`` stands for a whole number and
+    ``"range"`` for ``LOW-HIGH``."""
+    return dict(_DOMAINS)
+
+
 def profile_names() -> list[str]:
     """The profiles that ship with audit."""
     return sorted(f.stem for f in _DIR.glob("*.toml"))
