@@ -364,10 +364,10 @@ class Ranking:
 
         ``None`` for anything but five distinct cards of this ranking's deck: a card the deck does not have (a
         Deuce in the 32-card deck, the joker when it is not in play), a card twice, not five cards, or no cards
-        known (``None``). This is
-        the one door through which the audit ranks a player's hand: such a hand has no strength, so it opens
-        nothing, wins and shares no pot, scores no point, and its stated description is not judged; the card
-        itself is the finding (``CARD_NOT_IN_DECK``, ``CARD_DUPLICATE``) where it was dealt or shown.
+        known (``None``). This is the one door through which the audit ranks a player's hand: such a hand has
+        no strength, so it opens nothing, wins and shares no pot, scores no point, and its stated description
+        is not judged; the card itself is the finding (``CARD_NOT_IN_DECK``, ``CARD_DUPLICATE``) where it was
+        dealt or shown.
         """
         if cards is None:
             return None

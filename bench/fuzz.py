@@ -1,6 +1,6 @@
 """Long mutation fuzz run of the reader, the parser, the replay engine and (``--ingest``) the store, in process.
 
-    .venv/bin/python bench/fuzz.py [N] [--jobs J] [--seed S] [--out DIR] [--minutes M] [--ingest]
+    .venv/bin/python bench/fuzz.py [N] [--jobs J] [--seed S] [--out DIR] [--minutes M] [--ingest | --every-option]
     .venv/bin/python bench/fuzz.py --repro DIR/crash-….bin      (runs a kept input again, with its traceback)
 
 Takes the hands of the shared cases (``../shared/cases``) and the real site hands (``../shared/real-hands``),
@@ -20,18 +20,19 @@ session checks``) five times:
    hand (a site-format hand keeps the site profile, as in the CLI).
 
 The options come from every option's every value (``audit.profile.option_domains``; a whole number is 0, 1,
-2, 30 or 999999999; a player range 0-1, 2-6, 1-10 or 2-1000): each profile has its own shuffled cycle of
-those ~80 values and each forced run takes the next one to three of them (of different options). So every
-input meets every profile, and over the run every profile meets every option value (a value comes round once
-per ~40 inputs; the summary prints the fewest times any profile met any value) and a wide spread of pairs and
-triples of them. Running every profile with every single option value on every input would be ~320 audits an
-input, ~60 times slower (measured: see the README); every combination of values is beyond counting.
+2, 30 or 999999999, a player range 0-1, 2-6, 1-10 or 2-1000): 102 values. Each profile has its own shuffled
+cycle of them and each forced run takes the next one to three (of different options). So every input meets
+every profile, and over the run every profile meets every option value (a value comes round every ~58 inputs;
+the summary prints the fewest times any profile met any value) and a wide spread of pairs and triples of them.
+``--every-option`` audits each input under each profile with each value alone instead (409 audits an input,
+17 times the cost of the rotation: see the README's "Speed"); every combination of values is beyond counting.
 
 **Ingest (``--ingest``).** Each input goes once through the CLI's ingest path: ``audit.ingest.audit_file_rows``
 (read, parse, replay, session checks and the Arrow rows built for DuckDB) under a profile and one to three
 options taken from the same cycles (the profiles in turn), then ``Store.write_file`` into a real DuckDB
-database: one database per worker in the temp folder, deleted and created afresh every 1,000 inputs (or when
-it passes 64 MB), so that it stays small.
+database with one DuckDB thread (as ``audit ingest --workers N`` sets it): one database per worker in
+``/dev/shm`` (the temp folder where there is none), deleted and created afresh every 1,000 inputs (or when it
+passes 64 MB), so that it stays small. A transaction per input makes this about 11 times slower than a check.
 
 Every input must end as findings or as an ``AuditError`` (a clear "cannot run" message); anything else is a
 **crash**. A replay that raised is also counted, apart, as an **engine stop**: the pipeline turns the
@@ -45,8 +46,10 @@ slowest of its audits) are kept as ``slow-…``.
 
 N defaults to 1,000,000. ``--minutes`` stops early after that many minutes (the count run is printed).
 Prints the rate and the counts as it goes, and at the end one summary line with what the README quotes:
-inputs, seconds, inputs/s, audits run, crashes, engine stops, slow inputs and the peak memory of a worker.
-Exit status 1 when anything crashed or stopped.
+inputs, seconds, inputs/s, CPU seconds and inputs per CPU second, audits run, crashes, engine stops (and under
+``--ingest`` the numbers too wide for the store), slow inputs and the peak memory of a worker; then the fewest
+times a profile met an option value, and each crash site with its count. Exit status 1 when anything crashed,
+stopped or overflowed.
 """
 
 from __future__ import annotations
@@ -521,7 +524,7 @@ def worker(index: int, count: int, seed: int, out: str, deadline: float, ingest:
                 took = time.monotonic() - start
             if took > 1.0:
                 tally["slow"] += 1
-                save(out, f"slow-{took:.1f}s", payload, runs, ingest, f"{took:.2f} s\n")
+                save(out, f"slow-{round(took * 1000)}ms", payload, runs, ingest, f"{took:.2f} s\n")
             tally["done"] += 1
             tally["audits"] += len(runs)
             now = time.monotonic()
@@ -545,24 +548,24 @@ def save(out: str, stem: str, payload: bytes | str, runs: list[tuple[str, Option
     digest = hashlib.sha1(data).hexdigest()[:10]
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    base = folder / f"{stem}-{digest}"
-    base.with_suffix(".bin").write_bytes(data)
+    base = str(folder / f"{stem}-{digest}")
+    Path(base + ".bin").write_bytes(data)
     settings = {"text": isinstance(payload, str), "ingest": ingest,
                 "runs": [{"profile": p, "options": [list(o) for o in opts], "forced": f} for p, opts, f in runs]}
-    base.with_suffix(".json").write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
+    Path(base + ".json").write_text(json.dumps(settings, ensure_ascii=False), encoding="utf-8")
     described = "; ".join(f"{p}{' forced' if f else ''}" + (f" with {', '.join(f'{k}={v}' for k, v in o)}" if o
                                                              else "") for p, o, f in runs)
-    base.with_suffix(".txt").write_text(
+    Path(base + ".txt").write_text(
         f"runs: {described}\ninput: {'text' if isinstance(payload, str) else 'bytes'}"
         f"{' through the ingest path' if ingest else ''}\nagain: .venv/bin/python bench/fuzz.py --repro "
-        f"{base.with_suffix('.bin')}\n\n{note}", encoding="utf-8")
+        f"{base}.bin\n\n{note}", encoding="utf-8")
 
 
 def repro(path: str) -> int:
     """Run a kept input again under the settings saved beside it, raising what it raises."""
-    bin_path = Path(path).with_suffix(".bin")
-    settings = json.loads(bin_path.with_suffix(".json").read_text(encoding="utf-8"))
-    data = bin_path.read_bytes()
+    base = path.rsplit(".", 1)[0] if path.endswith((".bin", ".txt", ".json")) else path
+    settings = json.loads(Path(base + ".json").read_text(encoding="utf-8"))
+    data = Path(base + ".bin").read_bytes()
     payload: bytes | str = data.decode("utf-8", "surrogatepass") if settings["text"] else data
     runs = [(r["profile"], tuple((k, v) for k, v in r["options"]), r["forced"]) for r in settings["runs"]]
     start = time.monotonic()
@@ -632,7 +635,9 @@ def main() -> int:
             last_print = now
             done = total("done")
             print(f"{done:,} inputs in {now - start:,.0f} s: {done / (now - start):,.0f} inputs/s, "
-                  f"{total('crashes')} crashes, {total('stops')} engine stops, {total('slow')} slow (>1 s)",
+                  f"{total('crashes')} crashes, {total('stops')} engine stops, "
+                  + (f"{total('big')} numbers too wide for the store, " if args.ingest else "")
+                  + f"{total('slow')} slow (>1 s)",
                   flush=True)
     for p in procs:
         p.join()
