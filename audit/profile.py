@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from audit.cards import Ranking, ranking_for
 from audit.errors import ProfileError
 from audit.resources import data_dir
 
@@ -120,6 +121,11 @@ class Profile:
         """A parameter as written (``"3+ace"``)."""
         return dict(self.params)[name]
 
+    def hand_ranking(self) -> Ranking:
+        """The ranking of this profile's hands: its ``ranking`` and ``suit-tiebreak`` over its own ``deck`` and
+        ``joker``, so that the ranking knows exactly the cards the profile deals."""
+        return ranking_for(self.ranking, self.suit_tiebreak, self.joker, self.deck_size)
+
     def with_options(self, options: list[tuple[str, str]]) -> Profile:
         """A copy with ``(name, value)`` overrides applied; raises ``ProfileError`` on a bad one."""
         if not options:
@@ -173,6 +179,12 @@ def option_pairs(options: Iterable[str]) -> list[tuple[str, str]]:
             raise ProfileError(f"--option {option!r}: write it as NAME=VALUE")
         pairs.append((key.strip(), value.strip()))
     return pairs
+
+
+def option_domains() -> dict[str, tuple[str, ...]]:
+    """Every option and its allowed values as RULES.md writes them; ``"int"`` stands for a whole number and
+    ``"range"`` for ``LOW-HIGH``."""
+    return dict(_DOMAINS)
 
 
 def profile_names() -> list[str]:
