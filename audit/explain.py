@@ -14,7 +14,6 @@ HTML page (inline CSS, Unicode suits, no network) in English or Spanish.
 from __future__ import annotations
 
 import html
-import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from audit.pipeline import Audited, audit_blocks
 from audit.profile import Profile, load_profile
 from audit.read import RawBlock, read_blocks
 from audit.replay import HandResult
+from audit.textout import json_line, printable
 
 POT = "the pot"
 """The party that stands for the pot in corrections (chips the log paid to nobody, or out of nothing).
@@ -262,10 +262,12 @@ def explain_result(result: HandResult, profile: Profile | None = None) -> HandEx
         settlement=settle_result(result), findings=[f.as_dict() for f in result.findings])
 
 
-def explain_file(path: str, profile: Profile | None = None, hand_id: str | None = None) -> Iterator[Explained]:
+def explain_file(path: str, profile: Profile | None = None, hand_id: str | None = None,
+                 notices: list[str] | None = None) -> Iterator[Explained]:
     """Explain every hand of ``path`` in file order, each session's net corrections after its last hand.
 
     ``hand_id``: only that hand (and no session totals); ``InputError`` when the file has no such hand.
+    ``notices``: collects what to tell the user on stderr (a command-line option the file overrode).
     """
     tracker = _ProfileTracker(profile or load_profile("home-open"))
     session_hands: list[HandExplanation] = []
@@ -280,7 +282,7 @@ def explain_file(path: str, profile: Profile | None = None, hand_id: str | None 
             yield session_totals(session_name, session_file, session_hands, findings)
         session_hands, session_name = [], None
 
-    for audited in audit_blocks(tracker.watch(read_blocks(path)), profile, steps=True):
+    for audited in audit_blocks(tracker.watch(read_blocks(path)), profile, steps=True, notices=notices):
         if audited.result is None and audited.failure is None and not any(f.hand for f in audited.findings):
             if audited.findings and audited.session is not None and audited.session == session_name:
                 yield from close(audited.findings)  # the session end block and its standings
@@ -774,9 +776,9 @@ def render_text(items: Iterable[Explained], lang: str = "en") -> Iterator[str]:
     """A readable listing for a terminal, one chunk per hand or session."""
     for item in items:
         if isinstance(item, SessionExplanation):
-            yield _session_text(item, lang)
+            yield printable(_session_text(item, lang), newlines=True)
         else:
-            yield _hand_text(item, lang)
+            yield printable(_hand_text(item, lang), newlines=True)
 
 
 def _segments_text(segs: Sequence[Segment]) -> str:
@@ -879,7 +881,7 @@ def _session_text(s: SessionExplanation, lang: str) -> str:
 def render_json_lines(items: Iterable[Explained]) -> Iterator[str]:
     """One JSON object per hand (``kind: hand``) and per session's net corrections (``kind: session``)."""
     for item in items:
-        yield json.dumps(item.as_dict(), ensure_ascii=False) + "\n"
+        yield json_line(item.as_dict()) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------------- HTML

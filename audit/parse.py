@@ -32,16 +32,63 @@ from audit.resources import data_dir
 # of 4,300 digits to an int, and sums of such amounts would break every message that prints them.
 MAX_NUMBER_DIGITS = 100
 _LONG_NUMBER: Final = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
+# The largest amount (chips, points, a count) and seat number a hand may hold: the database stores amounts as
+# 64-bit integers and seats as 32-bit ones, and the sums of a hand's amounts (a pot, what a player put in, at
+# most 2,000 lines of them) must fit as well. A larger number is a PARSE_ERROR of its hand, in `audit check`
+# as in `audit ingest`, so that the two always agree and the other hands of the file are stored.
+MAX_AMOUNT: Final = 10**15 - 1
+MAX_SEAT: Final = 10**9 - 1
 
 
 class _LongNumber(Exception):
-    """A number of more than ``MAX_NUMBER_DIGITS`` digits met while building (``parse_block`` reports it)."""
+    """A number too long to read, or too large to store, met while building (reported as a ``PARSE_ERROR``)."""
+
+    def __init__(self, digits: str, seat: bool = False) -> None:
+        super().__init__(digits)
+        self.digits = digits
+        self.seat = seat
+
+    def what(self) -> str:
+        if len(self.digits.strip()) > MAX_NUMBER_DIGITS:
+            return (f"a number of more than {MAX_NUMBER_DIGITS} digits cannot be read (no amount, seat or count is "
+                    "that long)")
+        if self.seat:
+            return f"a seat number this large cannot be stored (seats are numbered 1 to 10; at most {MAX_SEAT:,})"
+        return (f"the number {self.digits.strip()} is larger than the audit can store "
+                f"(at most {MAX_AMOUNT:,}, 15 digits)")
 
 
 def _int(digits: str) -> int:
-    if len(digits) > MAX_NUMBER_DIGITS:
-        raise _LongNumber
+    if len(digits) > 15 and (len(digits) > MAX_NUMBER_DIGITS or int(digits) > MAX_AMOUNT):
+        raise _LongNumber(digits)
     return int(digits)
+
+
+def _seat_int(digits: str) -> int:
+    if len(digits) > 9 and (len(digits) > MAX_NUMBER_DIGITS or int(digits) > MAX_SEAT):
+        raise _LongNumber(digits, seat=True)
+    return int(digits)
+
+
+def number_too_large(hand: Hand) -> tuple[int, str] | None:
+    """The file line and reason of the first number in ``hand`` beyond ``MAX_AMOUNT`` (a seat: ``MAX_SEAT``),
+    or ``None``. The house parser refuses those as it reads them; this checks a hand read another way (site)."""
+    if hand.button > MAX_SEAT:
+        return hand.line, _LongNumber(str(hand.button), seat=True).what()
+    if hand.carried > MAX_AMOUNT:
+        return hand.carried_line, _LongNumber(str(hand.carried)).what()
+    for st in hand.seats:
+        if st.seat > MAX_SEAT:
+            return st.line, _LongNumber(str(st.seat), seat=True).what()
+        if st.chips > MAX_AMOUNT:
+            return st.line, _LongNumber(str(st.chips)).what()
+    for item in hand.body:
+        for value in cast(tuple[object, ...], item):
+            if type(value) is int and value > MAX_AMOUNT:
+                return cast(int, getattr(item, "line")), _LongNumber(str(value)).what()
+    return None
+
+
 _INT: Final = re.compile(r"\d+")
 
 
@@ -122,7 +169,13 @@ def _line_text(m: re.Match[str]) -> str:
 
 
 def _took(took: str | None) -> float | None:
-    return float(took) if took else None
+    if not took:
+        return None
+    if len(took) > MAX_NUMBER_DIGITS:
+        whole, _, fraction = took.partition(".")
+        if len(whole) > MAX_NUMBER_DIGITS or len(fraction) > MAX_NUMBER_DIGITS:
+            raise _LongNumber(whole if len(whole) > MAX_NUMBER_DIGITS else fraction)
+    return float(took)
 
 
 def _b_hand_line(m: re.Match[str], line: int) -> tuple[int, str, str]:
@@ -132,12 +185,12 @@ def _b_hand_line(m: re.Match[str], line: int) -> tuple[int, str, str]:
 
 def _b_table_line(m: re.Match[str], line: int) -> tuple[str, int]:
     table, button = m.groups()
-    return table, _int(button)
+    return table, _seat_int(button)
 
 
 def _b_seat_line(m: re.Match[str], line: int) -> tuple[Seat, bool]:
     seat, name, n, unit, out = m.groups()
-    return _new(Seat, (line, _int(seat), name, _int(n), out is not None)), unit != "in chips"
+    return _new(Seat, (line, _seat_int(seat), name, _int(n), out is not None)), unit != "in chips"
 
 
 def _b_carried(m: re.Match[str], line: int) -> tuple[int, int]:
@@ -176,7 +229,7 @@ def _b_act(m: re.Match[str], line: int) -> Action:
     name, plain, verb, n, inc, to, all_in, timed_out, took = m.groups()
     allin = all_in is not None
     timed = timed_out is not None
-    secs = float(took) if took else None
+    secs = _took(took)
     if plain is not None:
         return _new(Action, (line, name, _VERBS[plain], 0, 0, allin, timed, secs))
     if verb is not None:
@@ -786,7 +839,10 @@ class LineParser:
                 if action > 0:
                     stack.append(action - 1)
                     assert m is not None
-                    values.append(_token_value(kind, m, numbers[line_no - 1]))
+                    try:
+                        values.append(_token_value(kind, m, numbers[line_no - 1]))
+                    except _LongNumber as big:
+                        raise LineError(line_no, _column_of(m, big.digits), big.what()) from None
                     break
                 if action == 0:
                     raise _Misplaced(line_no, _TERMINALS[kind])
@@ -848,7 +904,14 @@ def parse_block(block: RawBlock) -> Block:
             return _long_number_failure(block, long_number)
     if block.kind == "site":
         from audit.site import parse_site_block
-        return parse_site_block(block)
+        site = parse_site_block(block)
+        if type(site) is Hand:
+            too_large = number_too_large(site)
+            if too_large is not None:
+                line, what = too_large
+                index = block.numbers.index(line) + 1 if line in block.numbers else 1
+                return failure(block, index, 1, what)
+        return site
     if block.kind == "ongame":
         return failure(block, 1, 1, "OnGame hand histories are not read yet (the house format and PokerStars "
                                     "logs are)")
@@ -865,12 +928,17 @@ def parse_block(block: RawBlock) -> Block:
         return failure(block, exc.line, exc.column, exc.what)
     except _Misplaced as misplaced:
         return _misplaced(block, misplaced)
-    except _LongNumber:
-        long_number = _LONG_NUMBER.search(text)
-        if long_number is None:  # pragma: no cover - every number the builder reads is a run of digits
-            return failure(block, 1, 1, f"a number of more than {MAX_NUMBER_DIGITS} digits cannot be read")
-        return _long_number_failure(block, long_number)
+    except _LongNumber as big:  # pragma: no cover - the parse loop turns it into a LineError with its line
+        return failure(block, 1, 1, big.what())
     return cast(Block, result)
+
+
+def _column_of(m: re.Match[str], digits: str) -> int:
+    """The column (1-based) of the number ``digits`` in the line ``m`` matched (1 if it is not one group)."""
+    for i in range(1, (m.lastindex or 0) + 1):
+        if m.group(i) == digits:
+            return m.start(i) - m.start() + 1
+    return 1
 
 
 def _long_number_failure(block: RawBlock, found: re.Match[str]) -> ParseFailure:
