@@ -23,8 +23,14 @@ class AuditGroup(click.Group):
     """Turns library errors into clear messages with exit status 2 (130 after Ctrl-C)."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        if sys.stdout is None:  # started with standard output closed (`>&-`): say so when the command writes
-            sys.stdout = _ClosedOutput()
+        real = sys.stdout
+        sys.stdout = _Stdout(real)
+        try:
+            return self._invoke(ctx)
+        finally:
+            sys.stdout = real
+
+    def _invoke(self, ctx: click.Context) -> Any:
         try:
             try:
                 return super().invoke(ctx)
@@ -50,34 +56,77 @@ class AuditGroup(click.Group):
             ctx.exit(EXIT_CANNOT_RUN)
 
 
-class _ClosedOutput(io.TextIOBase):
-    """Standard output when the command was started without one: writing says so."""
+class StdoutFailure(OSError):
+    """Writing to standard output failed (it is closed, its disk is full, the reader went away)."""
 
-    encoding = "utf-8"
-    errors = "strict"
+
+class _Stdout(io.TextIOBase):
+    """Standard output for the length of a command: a failure to write it is told apart from any other (the
+    message then says "standard output"), and the command may start with none at all (`>&-`)."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.failed = False
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.real, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self.real, "errors", None) or "strict"
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self.real is not None and self.real.isatty()
+
+    def fileno(self) -> int:
+        if self.real is None:
+            raise OSError(errno.EBADF, "standard output is closed")
+        return int(self.real.fileno())
 
     def write(self, text: str) -> int:
-        raise OSError(errno.EBADF, "standard output is closed")
+        if not isinstance(text, str):  # click asks whether this is a binary stream by writing b""
+            raise TypeError("write() argument must be str")
+        if not text:
+            return 0
+        if self.failed:
+            return len(text)  # the failure is being reported; nothing more reaches it
+        if self.real is None:
+            self.failed = True
+            raise StdoutFailure(errno.EBADF, "it is closed")
+        try:
+            return int(self.real.write(text))
+        except OSError as exc:
+            self.failed = True
+            raise StdoutFailure(exc.errno, exc.strerror or str(exc)) from None
 
     def flush(self) -> None:
-        pass
+        if self.failed or self.real is None:
+            return
+        try:
+            self.real.flush()
+        except OSError as exc:
+            self.failed = True
+            raise StdoutFailure(exc.errno, exc.strerror or str(exc)) from None
 
 
 def _environment_failure(exc: OSError) -> str:
-    """One line for an OSError; when it came from standard output, later writes go nowhere (else Python's exit
-    handler would print a traceback of its own for the same failure)."""
+    """One line for an OSError. When standard output failed, what is still buffered for it is sent nowhere
+    (else Python's exit handler would print a traceback of its own for the same failure)."""
     reason = exc.strerror or str(exc) or type(exc).__name__
-    if exc.filename:
-        return f"{message(str(exc.filename), 300)}: {reason}"
-    try:
-        sys.stdout.flush()
-    except OSError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
+    if isinstance(exc, StdoutFailure):
         try:
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
+        except OSError:
             pass
         return f"cannot write to standard output ({reason})"
+    if exc.filename:
+        return f"{message(str(exc.filename), 300)}: {reason}"
     return f"the command could not finish ({reason})"
 
 

@@ -21,7 +21,7 @@ import click
 from audit import cli_options
 from audit.cli_options import option_option, profile_option
 from audit.errors import AuditError, Interrupted
-from audit.textout import finite, json_line, printable, shown
+from audit.textout import finite, json_line, printable, shorten, shown
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -209,14 +209,32 @@ def _run_and_write(db: str, query: str, fmt: str, output: str | None, escape_for
         refuse_clobber(output, database_files(db))
     with Store.open(db, read_only=True) as store, _Watchdog(store.con, timeout) as watchdog:
         try:
-            names, batches = store.reader(query)
-            write_result(names, batches, fmt, output, escape_formulas)
+            names, reader = store.reader(query)
         except duckdb.InterruptException:
-            if watchdog.fired:
-                raise AuditError(f"the query ran longer than --timeout {timeout:g} s and was stopped") from None
-            raise Interrupted("interrupted") from None
-        except duckdb.Error as exc:
-            raise AuditError(f"the query failed: {exc}") from None
+            raise _stopped(watchdog, timeout) from None
+        write_result(names, _guarded(reader, watchdog, timeout), fmt, output, escape_formulas, reader.schema)
+
+
+def _stopped(watchdog: _Watchdog, timeout: float | None) -> Exception:
+    if watchdog.fired:
+        return AuditError(f"the query ran longer than --timeout {timeout:g} s and was stopped")
+    return Interrupted("interrupted")
+
+
+def _guarded(reader: Any, watchdog: _Watchdog, timeout: float | None) -> Iterator[Any]:
+    """The reader's batches; an error while the query runs (it runs as the rows are read) is the query's: a
+    clear message, never mistaken for a failure to write the output."""
+    batches = iter(reader)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except Exception as exc:
+            if watchdog.fired or "INTERRUPT" in str(exc):
+                raise _stopped(watchdog, timeout) from None
+            raise AuditError(f"the query failed: {shorten(str(exc), 600)}") from None
+        yield batch
 
 
 # ---------------------------------------------------------------------------------------------- export
@@ -275,7 +293,7 @@ def _rows(batches: Iterable[Any]) -> Iterator[list[Any]]:
 
 
 def write_result(names: list[str], batches: Any, fmt: str, output: str | None,
-                 escape_formulas: bool = False) -> None:
+                 escape_formulas: bool = False, schema: Any = None) -> None:
     """Write a query's result, streamed from ``batches`` (a ``pyarrow.RecordBatchReader`` or a ``pyarrow.Table``)
     as ``table``, ``csv``, ``json`` (JSON Lines) or ``parquet``: to ``output`` through a temporary file renamed
     into place, else to standard output."""
@@ -283,11 +301,12 @@ def write_result(names: list[str], batches: Any, fmt: str, output: str | None,
 
     names = unique_names(names)
     if hasattr(batches, "to_batches"):  # a pyarrow.Table
+        schema = batches.schema
         batches = batches.to_batches()
     if fmt == "parquet":
         assert output is not None
         with atomic_output(output, binary=True) as handle:
-            _write_parquet(names, batches, handle)
+            _write_parquet(names, batches, handle, schema)
         return
     if output:
         with atomic_output(output) as handle:
@@ -296,7 +315,7 @@ def write_result(names: list[str], batches: Any, fmt: str, output: str | None,
         _write_text(names, batches, fmt, sys.stdout, escape_formulas)
 
 
-def _write_parquet(names: list[str], batches: Iterable[Any], handle: IO[bytes]) -> None:
+def _write_parquet(names: list[str], batches: Iterable[Any], handle: IO[bytes], schema: Any) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -308,7 +327,6 @@ def _write_parquet(names: list[str], batches: Iterable[Any], handle: IO[bytes]) 
                 writer = pq.ParquetWriter(handle, batch.schema)
             writer.write_batch(batch)
         if writer is None:
-            schema = getattr(batches, "schema", None)
             fields = list(schema) if schema is not None else []
             empty = pa.schema([pa.field(n, f.type) for n, f in zip(names, fields)])
             writer = pq.ParquetWriter(handle, empty)

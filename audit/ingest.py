@@ -37,8 +37,12 @@ from audit.textout import printable
 
 BATCH_HANDS = 250
 """Rows are turned into Arrow record batches every this many hands (compact columns, not Python tuples)."""
-APPEND_ROWS = 100_000
+APPEND_ROWS = 5_000
 """Rows of one table handed to DuckDB at a time, inside the file's transaction."""
+DUCKDB_MEMORY = "96MB"
+"""DuckDB's memory while ingesting: a large file's uncommitted rows beyond it wait in DuckDB's temporary files
+(bench/bigfile.py --ingest: a 1 GB file in one transaction stays under 300 MB in all). Not for a database made by
+audit 0.1.0, whose index on ``hands`` must fit in memory whole when a file commits."""
 MAX_WORKERS = 64
 """The most ``--workers`` accepted; a run uses at most one worker per core (and per file)."""
 
@@ -465,8 +469,11 @@ class _Pool:
                 raise WorkerDied(death)
             for w in live:
                 if w not in busy and next_job < min(dead_at, len(jobs)) and next_job - next_out < ahead:
-                    self.conns[w].send((jobs[next_job], os.path.join(spill_dir, f"{next_job}-")))
                     busy[w] = next_job
+                    try:
+                        self.conns[w].send((jobs[next_job], os.path.join(spill_dir, f"{next_job}-")))
+                    except OSError:
+                        pass  # the worker is gone: its sentinel says so below
                     next_job += 1
             if not busy:  # pragma: no cover - every job before the dead one is with a live worker or done
                 raise WorkerDied(death)
@@ -482,6 +489,7 @@ class _Pool:
                 if self.procs[w].sentinel in ready or not self.procs[w].is_alive():
                     index = busy.pop(w)
                     live.remove(w)
+                    self.procs[w].join(timeout=5)  # its exit status
                     if index < dead_at:
                         dead_at, death = index, _death(jobs[index].path, self.procs[w].exitcode)
             while next_out in results:
@@ -548,9 +556,14 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
     load_profile(profile).with_options(list(options))  # a bad profile or option stops the run before any work
     files = expand_paths(paths)
     summary = IngestSummary(db, files=len(files))
-    with Store.open(db, threads=1 if workers > 1 else None) as store:
-        # With workers, one DuckDB thread: the workers have the cores, and DuckDB's own threads only add their
-        # overhead (bench/ingest.py, 100,000 hands, 2 workers: 36.7 -> 34.3 CPU s).
+    # With workers, one DuckDB thread: the workers have the cores, and DuckDB's own threads only add their
+    # overhead (bench/ingest.py, 100,000 hands, 2 workers: 36.7 -> 34.3 CPU s).
+    threads = 1 if workers > 1 else None
+    store = Store.open(db, threads=threads, memory_limit=DUCKDB_MEMORY)
+    if store.has_index("hands"):  # a database made by audit 0.1.0: its index on hands must fit in memory whole
+        store.close()
+        store = Store.open(db, threads=threads)
+    with store:
         scratch = tempfile.mkdtemp(prefix="audit-ingest-")
         try:
             _run(store, files, profile, options, workers, progress, err, verbose, summary, scratch)
@@ -638,6 +651,8 @@ def _in_process(store: Store, jobs: list[IngestJob], progress: Callable[[int], N
             store.commit_file(out)
         except duckdb.Error as exc:
             store.rollback()
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
             raise AuditError(f"{store.path}: writing {job.path} failed ({exc}); the database holds the files "
                              "before it") from None
         except AuditError as exc:
@@ -645,6 +660,8 @@ def _in_process(store: Store, jobs: list[IngestJob], progress: Callable[[int], N
             out = FileFailure(job.path, str(exc))
         except Exception as exc:
             store.rollback()
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
             if isinstance(exc, OSError):
                 raise  # the machine (a full disk, a closed stderr), not the file: the command stops
             out = FileFailure(job.path, f"{type(exc).__name__}: {exc}", internal=True)
@@ -668,12 +685,26 @@ def _written(store: Store, results: Iterator[tuple[IngestJob, FileRows | FileFai
         try:
             written = store.write_file(out)
         except duckdb.Error as exc:
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
             raise AuditError(f"{store.path}: writing {out.path} failed ({exc}); the database holds the files "
                              "before it") from None
+        except RuntimeError as exc:
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
+            raise
         finally:
             for path in out.spill.values():
                 _unlink(path)
         yield job, out if written else None
+
+
+def _interrupted(exc: Exception) -> bool:
+    """Whether DuckDB stopped because of Ctrl-C: its client turns the signal into an error of its own."""
+    import duckdb
+
+    return isinstance(exc, duckdb.InterruptException) or (
+        isinstance(exc, RuntimeError) and "interrupted" in str(exc).lower())
 
 
 def _progress_bar(total: int, err: IO[str]) -> Any:

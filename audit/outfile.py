@@ -4,6 +4,7 @@ always through a temporary file renamed into place, so a failed or interrupted w
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,8 +39,17 @@ def refuse_clobber(output: str, protected: dict[str, str]) -> None:
 @contextmanager
 def atomic_output(output: str, binary: bool = False) -> Iterator[IO[Any]]:
     """A handle on a new temporary file beside ``output``, renamed to ``output`` when the block ends without
-    an error (removed otherwise). ``output`` may be a link: the file it points to is replaced."""
+    an error (removed otherwise). ``output`` may be a link: the file it points to is replaced. Something that is
+    not a plain file (``/dev/stdout``, a pipe, a terminal) is written directly: it cannot be replaced."""
     final = os.path.realpath(output)
+    if os.path.exists(final) and not stat.S_ISREG(os.stat(final).st_mode):
+        try:
+            direct: IO[Any] = open(final, "wb") if binary else open(final, "w", encoding="utf-8", newline="")
+        except OSError as exc:
+            raise AuditError(f"{output}: cannot be written ({exc.strerror})") from None
+        with direct:
+            yield direct
+        return
     folder = os.path.dirname(final)
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(final)}.", suffix=".part", dir=folder)

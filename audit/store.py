@@ -75,7 +75,10 @@ SCHEMA: dict[str, tuple[tuple[str, str], ...]] = {
         ("col", "INTEGER"), ("first_line", "INTEGER"), ("end_line", "INTEGER"), ("message", "VARCHAR"),
     ),
 }
-PRIMARY_KEYS = {"files": "file_sha", "hands": "hand_key"}
+PRIMARY_KEYS = {"files": "file_sha"}
+"""``hands.hand_key`` is unique by construction (the file's hash and a line), and no index checks it: an index
+must be held in memory whole while a file's transaction commits, so it would make a large file's ingest take
+memory in proportion to the file and to the database (databases made before this held one on ``hand_key``)."""
 DATA_TABLES = tuple(t for t in SCHEMA if t != "files")
 """Tables whose rows belong to a file (``file_sha``) and that ``Store.write_file`` fills from Arrow tables."""
 
@@ -157,7 +160,8 @@ class Store:
     read_only: bool
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], read_only: bool = False, threads: int | None = None) -> Store:
+    def open(cls, path: str | os.PathLike[str], read_only: bool = False, threads: int | None = None,
+             memory_limit: str | None = None) -> Store:
         """Open (and for writing, create) the database at ``path``; ``AuditError`` with a clear reason if not.
 
         Every database is opened locked down (``LOCKED``) and its tables are checked in DuckDB's catalogue
@@ -171,6 +175,8 @@ class Store:
         config = dict(LOCKED)
         if threads is not None:
             config["threads"] = threads
+        if memory_limit is not None:
+            config["memory_limit"] = memory_limit
         try:
             con = duckdb.connect(name, read_only=read_only, config=config)
         except duckdb.Error as exc:
@@ -217,7 +223,7 @@ class Store:
         wanted = {name: [(col, typ) for col, typ in SCHEMA[name]] for name in SCHEMA}
         wanted["audit_meta"] = [("key", "VARCHAR"), ("value", "VARCHAR")]
         for name, columns in wanted.items():
-            if name not in tables and create and name != "audit_meta":
+            if name not in tables and name not in others and create and name != "audit_meta":
                 continue  # added below
             if tables.get(name) != columns:
                 raise self._foreign(f"its table {name!r} is missing or has other columns", create)
@@ -227,6 +233,13 @@ class Store:
                              f"audit reads and writes version {SCHEMA_VERSION}; ingest into a new database")
         if create and any(name not in tables for name in SCHEMA):
             self._create(new=False)
+
+    def has_index(self, table: str) -> bool:
+        """Whether ``table`` carries a primary key or unique index (a database made by audit 0.1.0: ``hands``)."""
+        db = self.one("SELECT system.main.current_database()")
+        return self.one("SELECT count(*) FROM system.main.duckdb_constraints() WHERE database_name = ? "
+                        "AND schema_name = 'main' AND table_name = ? AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')",
+                        [db[0] if db else "", table]) != (0,)
 
     def _foreign(self, why: str, writing: bool) -> AuditError:
         what = "this database was not written by" if writing else "this is not a database written by"

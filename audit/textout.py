@@ -64,7 +64,7 @@ def shown(value: str, limit: int = 80) -> str:
     return repr(shorten(printable(value), limit))
 
 
-def message(text: str, limit: int = 2_000) -> str:
+def message(text: str, limit: int = 1_000) -> str:
     """A message for stderr: visible escapes (its own line ends kept), at most ``limit`` characters."""
     return printable(shorten(text, limit), newlines=True)
 
