@@ -107,7 +107,10 @@ def spool(source: BinaryIO, name: str, folder: str) -> tuple[str, str, int]:
                 first = False
             sha.update(chunk)
             size += len(chunk)
-            out.write(chunk)
+            try:
+                out.write(chunk)
+            except OSError as exc:  # the machine's fault (a full disk), not the input's: the run stops
+                raise AuditError(f"{name}: copying it to {folder} failed ({exc.strerror or exc})") from None
     return path, sha.hexdigest(), size
 
 
@@ -229,7 +232,8 @@ class _SpillSink:
         writer = self.writers.get(table)
         if writer is None:
             path = f"{self.prefix}{table}.arrows"
-            writer = pa.ipc.new_stream(path, batch.schema)
+            compression = "lz4" if pa.Codec.is_available("lz4") else None  # a fifth of the disk, little CPU
+            writer = pa.ipc.new_stream(path, batch.schema, options=pa.ipc.IpcWriteOptions(compression=compression))
             self.writers[table] = writer
             self.paths[table] = path
         writer.write_batch(batch)
@@ -535,7 +539,11 @@ def _worker_main(conn: Any) -> None:
         except (EOFError, OSError):
             return
         job, prefix = task
-        conn.send(run_job(job, prefix))
+        out = run_job(job, prefix)
+        try:
+            conn.send(out)
+        except OSError:  # the main process is gone (killed): nobody to answer
+            return
 
 
 def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple[tuple[str, str], ...] = (),

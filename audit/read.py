@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -24,6 +25,8 @@ MAX_LINE_CHARS: Final = 10_000
 MAX_BLOCK_LINES: Final = 2_000
 # Bytes read from a file at a time.
 _CHUNK_BYTES: Final = 1 << 16
+# Looks (0.05 s apart) for a program writing to a named pipe before it is refused.
+_PIPE_TRIES: Final = 10
 
 _HOUSE: Final = "house"
 _SITE: Final = "site"
@@ -275,16 +278,21 @@ def open_input(path: str, name: str) -> BinaryIO:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
-    try:
-        head = os.read(fd, _CHUNK_BYTES)  # b"": no writer (EOF at once); BlockingIOError: a writer, no data yet
-    except BlockingIOError:
-        head = b""
-        writer = True
-    except OSError as exc:
-        os.close(fd)
-        raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
-    else:
-        writer = bool(head)
+    head = b""
+    writer = False
+    for _ in range(_PIPE_TRIES):  # a writer waiting in its own open() gets in a moment after ours
+        try:
+            head = os.read(fd, _CHUNK_BYTES)  # b"": no writer (EOF at once); BlockingIOError: a writer, no data yet
+        except BlockingIOError:
+            writer = True
+        except OSError as exc:
+            os.close(fd)
+            raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
+        else:
+            writer = bool(head)
+        if writer:
+            break
+        time.sleep(0.05)
     if not writer:
         os.close(fd)
         raise InputError(f"{name}: this is a pipe, and no program is writing to it")

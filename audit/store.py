@@ -391,7 +391,7 @@ class Store:
         Nothing of the user's is ever removed: the export is written to a new folder beside ``directory`` and
         renamed into place. ``directory`` may be missing, empty, or a previous export (its manifest lists every
         file in it, and only those are removed); anything else is refused before anything is written."""
-        target = Path(os.path.abspath(directory))
+        target = Path(os.path.realpath(directory))  # through a link: the folder it names is the one replaced
         previous = _export_target(target)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -473,7 +473,8 @@ def _export_target(target: Path) -> list[str] | None:
     if not entries:
         return None
     refuse = (f"{target}: the folder holds files that 'audit export' did not write; name a new or empty folder "
-              "(nothing was exported, nothing was touched)")
+              "(nothing was exported, nothing was touched; an export made by audit 0.1.0 has no "
+              f"{EXPORT_MANIFEST}: remove it yourself first)")
     try:
         manifest = json.loads((target / EXPORT_MANIFEST).read_text(encoding="utf-8"))
         listed = set(manifest["files"]) if manifest.get("written_by") == "audit export" else None
