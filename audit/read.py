@@ -270,8 +270,8 @@ class _PipeReader:
 def open_input(path: str, name: str) -> BinaryIO:
     """A file named on the command line, opened for reading; ``InputError`` with the reason if it cannot be.
 
-    A named pipe is opened without waiting: with no program writing to it, it is refused at once (opening it
-    the usual way would wait for a writer forever)."""
+    A named pipe is opened without waiting: with no program writing to it (half a second after it was opened),
+    it is refused (opening it the usual way would wait for a writer forever)."""
     try:
         if not stat.S_ISFIFO(os.stat(path).st_mode):
             return open(path, "rb")

@@ -209,7 +209,6 @@ class Store:
         of ``SCHEMA`` and ``audit_meta`` are tables with exactly our columns, and the database defines no SQL
         function of its own (a macro can shadow a built-in one and change what a report computes). With
         ``create``, make an empty database ours and add the tables that are missing (one transaction)."""
-        con = self.con
         found = self._catalogue()
         if found is None:
             raise self._foreign("it defines SQL functions of its own", create)
@@ -250,10 +249,11 @@ class Store:
         other objects; ``None`` when it defines SQL functions. Only DuckDB's own catalogue functions run,
         named in full (``system.main``): a macro in the file could shadow an unqualified name."""
         con = self.con
-        if self.one("SELECT count(*) FROM system.main.duckdb_functions() WHERE NOT internal") != (0,):
-            return None
         db_row = self.one("SELECT system.main.current_database()")
         db = db_row[0] if db_row else ""
+        if self.one("SELECT count(*) FROM system.main.duckdb_functions() WHERE database_name = ? AND NOT internal",
+                    [db]) != (0,):
+            return None
         tables: dict[str, list[tuple[str, str]]] = {
             r[0]: [] for r in con.execute("SELECT table_name FROM system.main.duckdb_tables() WHERE database_name = ? "
                                           "AND schema_name = 'main'", [db]).fetchall()}
