@@ -712,7 +712,7 @@ def _interrupted(exc: Exception) -> bool:
     import duckdb
 
     return isinstance(exc, duckdb.InterruptException) or (
-        isinstance(exc, RuntimeError) and "interrupted" in str(exc).lower())
+        isinstance(exc, (RuntimeError, duckdb.Error)) and "interrupt" in str(exc).lower())
 
 
 def _progress_bar(total: int, err: IO[str]) -> Any:
