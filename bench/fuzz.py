@@ -70,6 +70,7 @@ import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -428,9 +429,7 @@ class IngestSink:
         """The database, with one DuckDB thread as ``audit ingest --workers N`` has it (the workers have the cores)."""
         from audit.store import Store
 
-        store = Store.open(self.path)
-        store.con.execute("SET threads = 1")
-        return store
+        return Store.open(self.path, threads=1)
 
     def put(self, data: bytes, profile: str, options: Options) -> None:
         """One input through the ingest path: its rows built, checked for engine stops, and written."""
@@ -618,7 +617,17 @@ def main() -> int:
         return sum(s.get(key, 0) for s in state.values())
 
     while finished < jobs:
-        msg = queue.get()
+        try:
+            msg = queue.get(timeout=5)
+        except Empty:
+            dead = [p for p in procs if p.exitcode not in (None, 0)]
+            if dead:  # a worker that died without reporting (a bug of the harness itself): stop, never hang
+                print(f"fuzz: a worker died (exit status {dead[0].exitcode}); see its traceback above",
+                      file=sys.stderr)
+                for p in procs:
+                    p.kill()
+                return 2
+            continue
         if msg[0] == "found":
             print(f"{msg[1].upper()}: {msg[2]}", flush=True)
             continue
