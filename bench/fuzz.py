@@ -433,7 +433,7 @@ class IngestSink:
 
     def put(self, data: bytes, profile: str, options: Options) -> None:
         """One input through the ingest path: its rows built, checked for engine stops, and written."""
-        from audit.ingest import IngestJob, audit_file_rows
+        from audit.store.ingest import IngestJob, audit_file_rows
 
         if self.since >= self.RESET_INPUTS or os.path.getsize(self.path) > self.RESET_BYTES:
             self.reset()

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from audit.cli import main
-from audit.cli_store import load_reports, render_table
-from audit.ingest import ingest
+from audit.cli.store import load_reports, render_table
+from audit.store.ingest import ingest
 from audit.resources import data_dir
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

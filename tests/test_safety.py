@@ -370,7 +370,7 @@ def test_workers_are_capped() -> None:
 
 
 def test_more_workers_than_cores_uses_the_cores(tmp_path: Path) -> None:
-    from audit.ingest import usable_workers
+    from audit.store.ingest import usable_workers
 
     cores = len(os.sched_getaffinity(0))
     assert usable_workers(64, 1000) == cores and usable_workers(64, 1) == 1

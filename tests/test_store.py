@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from audit.cli import main
-from audit.ingest import IngestJob, audit_file_rows, parse_started_at
-from audit.store import ORDER_BY, SCHEMA, Store, hand_key
+from audit.store.ingest import IngestJob, audit_file_rows, parse_started_at
+from audit.store.db import ORDER_BY, SCHEMA, Store, hand_key
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CASES = SHARED / "cases"

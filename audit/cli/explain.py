@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from audit.cli_options import cli_profile, option_option, profile_option
+from audit.cli.options import cli_profile, option_option, profile_option
 
 FORMATS = ("text", "json", "html")
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from audit.cli_options import cli_profile, option_option, profile_option
+from audit.cli.options import cli_profile, option_option, profile_option
 from audit.errors import AuditError, Interrupted
 from audit.textout import message
 
@@ -159,8 +159,8 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
 
 def _register() -> None:
     """Commands that live in their own modules (each keeps its heavy imports inside the command)."""
-    from audit import cli_explain, cli_simulate, cli_store
-    for module in (cli_store, cli_explain, cli_simulate):
+    from audit.cli import explain, simulate, store
+    for module in (store, explain, simulate):
         for command in module.COMMANDS:
             main.add_command(command)
 

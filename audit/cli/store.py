@@ -18,8 +18,8 @@ from typing import IO, Any, TypeVar
 
 import click
 
-from audit import cli_options
-from audit.cli_options import option_option, profile_option
+from audit.cli import options as cli_options
+from audit.cli.options import option_option, profile_option
 from audit.errors import AuditError, Interrupted
 from audit.textout import finite, json_line, printable, shorten, shown
 
@@ -71,9 +71,9 @@ def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: t
     interrupted run (Ctrl-C: exit 130) leaves only whole files. A file that cannot be read is reported and
     skipped.
     """
-    from audit.ingest import ingest as run_ingest
+    from audit.store.ingest import ingest as run_ingest
     from audit.profile import option_pairs
-    from audit.store import check_db_name
+    from audit.store.db import check_db_name
 
     check_db_name(db)
     pairs = option_pairs(options)
@@ -200,7 +200,7 @@ def _run_and_write(db: str, query: str, fmt: str, output: str | None, escape_for
     import duckdb
 
     from audit.outfile import database_files, refuse_clobber
-    from audit.store import Store, check_db_name
+    from audit.store.db import Store, check_db_name
 
     check_db_name(db)
     if fmt == "parquet" and not output:
@@ -247,7 +247,7 @@ def export(db: str, directory: str) -> None:
     """Export every table as Parquet, partitioned by session date, for any engine to query."""
     import duckdb
 
-    from audit.store import Store, check_db_name
+    from audit.store.db import Store, check_db_name
 
     check_db_name(db)
     if not directory.strip():

@@ -31,8 +31,8 @@ from typing import IO, Any, BinaryIO, TextIO, cast
 from audit.errors import AuditError, InputError, Interrupted
 from audit.pipeline import Audited, audit_blocks
 from audit.read import iter_lines, open_input, split_blocks
-from audit.rows import RowBuilder, parse_started_at
-from audit.store import DATA_TABLES, SCHEMA, FileRows, Store
+from audit.store.rows import RowBuilder, parse_started_at
+from audit.store.db import DATA_TABLES, SCHEMA, FileRows, Store
 from audit.textout import printable
 
 BATCH_HANDS = 250

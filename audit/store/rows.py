@@ -18,7 +18,7 @@ from audit.model import (
 )
 from audit.pipeline import Audited
 from audit.replay import HandResult
-from audit.store import hand_key
+from audit.store.db import hand_key
 
 Row = tuple[Any, ...]
 TABLES = ("hands", "seats", "actions", "pots", "awards", "findings", "parse_errors")
