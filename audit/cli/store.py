@@ -1,59 +1,59 @@
-"""Commands of the store part of the CLI: ``ingest``, ``report``, ``sql``, ``export``.
+"""The database's commands: ``ingest``, ``report``, ``sql``, ``export``, ``upgrade``.
 
-Each command opens the database, calls one library function (``audit.ingest``, ``audit.store``) and formats the
-result. duckdb and pyarrow are imported inside the commands, so ``audit check`` does not pay for them.
+Each parses its options, calls one function of ``audit.store`` and prints what it returns. duckdb, pyarrow and
+polars are imported inside the commands, so ``audit check`` does not pay for them.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
-import json
-import re
 import sys
-import threading
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import IO, Any, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
 from audit.cli import options as cli_options
-from audit.cli.options import option_option, profile_option
-from audit.errors import AuditError, Interrupted
-from audit.textout import finite, json_line, printable, shorten, shown
+from audit.cli.options import (
+    ProfileName, db_option, epilog, option_option, output_option, profile_option, quiet_option,
+)
+from audit.errors import AuditError
+from audit.textout import printable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-FORMATS = ("table", "csv", "json", "parquet")
-READ_STATEMENTS = ("SELECT", "EXPLAIN", "PRAGMA")
-"""Statement types ``audit sql`` runs; anything else is refused before it reaches the database."""
-TABLE_SAMPLE_ROWS = 1_000
-"""The text table sizes its columns from this many rows, then streams the rest (a wider cell pushes its row)."""
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-"""A CSV cell starting with one of these is a formula to a spreadsheet (``--escape-formulas`` quotes it)."""
+FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown", "parquet")
 
 
-def db_option(f: F) -> F:
-    return click.option("--db", "db", envvar="AUDIT_DB", default="audit.duckdb", show_default=True,
-                        metavar="FILE", show_envvar=True,
-                        help="The DuckDB database (default: $AUDIT_DB, else audit.duckdb here).")(f)
-
-
-def output_options(f: F) -> F:
+def format_options(f: F) -> F:
     f = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
                      help="Stop the query after this many seconds (exit 2). Default: no limit.")(f)
     f = click.option("--escape-formulas", is_flag=True,
-                     help="In CSV, put a ' before text starting with = + - @ (a spreadsheet would run it as a "
-                          "formula).")(f)
-    f = click.option("--output", "-o", "output", default=None, metavar="FILE",
-                     help="Write to FILE instead of standard output (required for parquet).")(f)
-    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-                        help="table for people; csv; json (JSON Lines: one object per row); parquet.")(f)
+                     help="In CSV and TSV, put a ' before text starting with = + - @ (a spreadsheet would run it "
+                          "as a formula).")(f)
+    f = output_option("Write to FILE instead of standard output (required for parquet; never over the database; "
+                      "through a temporary file renamed into place).")(f)
+    return click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+                        help="table (for people, fitted to the terminal), csv, tsv, json (one array), jsonl (one "
+                             "object per line), markdown, parquet.")(f)
+
+
+def param_option(f: F) -> F:
+    return click.option("--param", "-p", "params", type=(str, str), multiple=True, metavar="NAME VALUE",
+                        help="A named parameter: $NAME in the SQL. Repeatable.")(f)
 
 
 # ---------------------------------------------------------------------------------------------- ingest
-@click.command()
+INGEST_EXAMPLES = [
+    "# every *.txt of a folder, into club.duckdb (created if missing)",
+    "audit ingest logs/ --db club.duckdb",
+    "# two processes; a file already stored adds nothing, so a cron job can run this every night",
+    "audit ingest /srv/uploads --db club.duckdb --workers 2 --quiet",
+    "# standard input, under the qdan profile",
+    "zcat friday.txt.gz | audit ingest - --profile qdan",
+]
+
+
+@click.command(epilog=epilog(INGEST_EXAMPLES, "ingest"))
 @click.argument("paths", nargs=-1, required=True)
 @db_option
 @profile_option
@@ -62,192 +62,218 @@ def output_options(f: F) -> F:
               help="Audit files in this many processes (whole files each; at most one per core is used); the "
                    "database ends the same.")
 @click.option("--verbose", "-v", is_flag=True, help="Print a line on stderr as each file is committed.")
+@quiet_option
 def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: tuple[str, ...], workers: int,
-           verbose: bool) -> None:
+           verbose: bool, quiet: bool) -> None:
     """Audit PATHS and store hands, actions, pots, awards and findings in a DuckDB database.
 
     A folder means every *.txt in it; '-' reads standard input (./- is a file named '-'). Each file goes in as
     one transaction, keyed by the SHA-256 of its bytes: a file already in the database is skipped, and an
     interrupted run (Ctrl-C: exit 130) leaves only whole files. A file that cannot be read is reported and
-    skipped.
+    skipped (the others go in; exit 1). On a terminal, progress (files, hands, hands per second, the file being
+    read) shows on stderr.
     """
-    from audit.store.ingest import ingest as run_ingest
+    from audit.cli.main import status_so_far
+    from audit.cli.progress import ProgressLine, rate_text
     from audit.profile import option_pairs
     from audit.store.db import check_db_name
+    from audit.store.ingest import IngestProgress
+    from audit.store.ingest import ingest as run_ingest
 
     check_db_name(db)
     pairs = option_pairs(options)
-    summary = run_ingest(list(paths), db, cli_options.profile_name(profile_name), tuple(pairs), workers,
-                         progress=sys.stderr.isatty(), err=sys.stderr, verbose=verbose)
-    click.echo(printable(summary.line()))
-    if any(f.internal for f in summary.failed):
-        sys.exit(2)
+    line = ProgressLine(sys.stderr, enabled=not quiet)
+
+    def progress(p: IngestProgress) -> None:
+        share = f" ({100 * p.bytes_done // p.bytes_total}%)" if p.bytes_total else ""
+        current = f"  {p.current}" if p.current else ""
+        line.show(f"ingesting {rate_text(p.done, p.files, p.hands, p.seconds)}{share}{current}")
+
+    def tell(kind: str, text: str) -> None:
+        if (kind == "stored" and not verbose) or (kind == "note" and quiet):
+            return
+        line.clear()
+        prefix = {"skipped": "audit: skipped ", "note": "audit: note: "}.get(kind, "")
+        sys.stderr.write(prefix + printable(text) + "\n")
+        sys.stderr.flush()
+
+    try:
+        summary = run_ingest(list(paths), db, cli_options.profile_name(profile_name), tuple(pairs), workers,
+                             progress if line.enabled else None, tell)
+    finally:
+        line.clear()
+    status = 2 if any(f.internal for f in summary.failed) else 1 if summary.failed else 0
+    status_so_far(lambda: status)
+    if not quiet:
+        click.echo(printable(summary.line()))
+    if status:
+        sys.exit(status)
+
+
+@click.command(epilog=epilog(["audit upgrade --db club.duckdb"], "data"))
+@db_option
+def upgrade(db: str) -> None:
+    """Bring a database written by an earlier audit up to this version's tables and views (columns, tables and
+    views are only added: every script that read it still works). 'audit ingest' does the same to a database it
+    writes to."""
+    from audit.store.db import Store
+    from audit.store.schema import SCHEMA_VERSION
+
+    with Store.open(db) as store:
+        was = store.upgraded_from
+    click.echo(printable(f"{db}: upgraded from schema version {was} to {SCHEMA_VERSION}" if was
+                         else f"{db}: already at schema version {SCHEMA_VERSION}"))
 
 
 # ---------------------------------------------------------------------------------------------- reports
-@dataclass(frozen=True)
-class Report:
-    """A report file: ``reports/<name>.sql`` with ``-- title:`` and ``-- description:`` header lines."""
-
-    name: str
-    title: str
-    description: str
-    sql: str
-
-
-_HEADER = re.compile(r"^--\s*(title|description):\s*(.*?)\s*$")
+REPORT_EXAMPLES = [
+    "audit report --list",
+    "audit report violations-by-player --db club.duckdb",
+    "# November's hands of one table, as CSV",
+    "audit report violations-by-rule --from 2026-11-01 --to 2026-11-30 --table 'Casa Pepe' -f csv -o nov.csv",
+    "# a report's own parameter",
+    "audit report disputed-hands -p limit 10 --profile qdan",
+]
 
 
-def load_reports() -> dict[str, Report]:
-    """Every report shipped in ``reports/``, by name (the file name without ``.sql``)."""
-    from audit.resources import data_dir
+class ReportCommand(click.Command):
+    """``audit report``: its help lists the reports, read when the help is shown."""
 
-    out: dict[str, Report] = {}
-    for path in sorted(data_dir("reports").glob("*.sql")):
-        text = path.read_text(encoding="utf-8")
-        meta: dict[str, str] = {}
-        for line in text.splitlines():
-            if not line.startswith("--"):
-                break
-            m = _HEADER.match(line)
-            if m:
-                meta[m.group(1)] = m.group(2)
-        out[path.stem] = Report(path.stem, meta.get("title", path.stem), meta.get("description", ""), text)
-    return out
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from audit.store.reports import load_reports
+
+        reports = load_reports()
+        with formatter.section("Reports"):
+            formatter.write_dl([(r.name, r.description or r.title) for r in reports.values()])
+        with formatter.section("Parameters (--param NAME VALUE, or the options above)"):
+            seen: dict[str, str] = {}
+            for r in reports.values():
+                for p in r.params:
+                    seen.setdefault(p.name, f"{p.type}: {p.help}")
+            formatter.write_dl(sorted(seen.items()))
+        super().format_epilog(ctx, formatter)
 
 
-@click.command()
+@click.command(cls=ReportCommand, epilog=epilog(REPORT_EXAMPLES, "data"))
 @click.argument("name", required=False)
-@click.option("--list", "list_", is_flag=True, help="Name every report with its description.")
+@click.option("--list", "list_", is_flag=True, help="Name every report with its description and parameters.")
 @db_option
-@output_options
-def report(name: str | None, list_: bool, db: str, fmt: str, output: str | None, escape_formulas: bool,
-           timeout: float | None) -> None:
-    """Run the report NAME (see --list) on the database."""
-    reports = load_reports()
+@click.option("--from", "from_date", default=None, metavar="YYYY-MM-DD", help="Only hands played on or after this "
+                                                                                  "day (from_date).")
+@click.option("--to", "to_date", default=None, metavar="YYYY-MM-DD", help="Only hands played on or before this day "
+                                                                           "(to_date).")
+@click.option("--profile", "profile_filter", type=ProfileName(), default=None,
+              help="Only hands audited under this profile.")
+@click.option("--table", "table_name", default=None, metavar="NAME", help="Only this table's hands.")
+@param_option
+@format_options
+def report(name: str | None, list_: bool, db: str, from_date: str | None, to_date: str | None,
+           profile_filter: str | None, table_name: str | None, params: tuple[tuple[str, str], ...], fmt: str,
+           output: str | None, escape_formulas: bool, timeout: float | None) -> None:
+    """Run the report NAME (see --list, or below) on the database. --from, --to, --profile and --table keep
+    the hands, findings and pots of those days, that profile or that table."""
+    from audit.store.reports import find_report, load_reports, report_params
+
     if list_:
+        reports = load_reports()
         width = max(len(n) for n in reports) if reports else 0
         for r in reports.values():
-            click.echo(f"{r.name:<{width}}  {r.description or r.title}")
+            takes = f" [{', '.join(p.name for p in r.params)}]" if r.params else ""
+            click.echo(f"{r.name:<{width}}  {r.description or r.title}{takes}")
         return
     if not name:
         raise click.UsageError("name a report, or use --list to see them")
-    chosen = reports.get(name)
-    if chosen is None:
-        raise AuditError(f"no report named {shown(name)} (audit report --list names them: {', '.join(reports)})")
-    _run_and_write(db, chosen.sql, fmt, output, escape_formulas, timeout)
+    chosen = find_report(name)
+    given: dict[str, object] = dict(params)
+    for key, value in (("from_date", from_date), ("to_date", to_date), ("profile", profile_filter),
+                       ("table_name", table_name)):
+        if value is not None:
+            given[key] = value
+    _query(db, chosen.sql, report_params(chosen, given), fmt, output, escape_formulas, timeout)
 
 
-@click.command()
-@click.argument("query")
+SQL_EXAMPLES = [
+    "audit sql \"SELECT rule, count(*) AS n FROM finding_details GROUP BY rule ORDER BY n DESC\"",
+    "# the query from a file (or '-' for standard input), with a named parameter",
+    "audit sql --query-file week.sql -p day 2026-11-28 -f csv -o week.csv",
+    "echo 'SELECT * FROM pot_details WHERE misawarded' | audit sql - -f jsonl",
+    "# what the tables and views hold, with their comments",
+    "audit sql \"SELECT table_name, column_name, comment FROM duckdb_columns() WHERE comment IS NOT NULL\"",
+]
+
+
+@click.command(epilog=epilog(SQL_EXAMPLES, "data"))
+@click.argument("query", required=False)
+@click.option("--query-file", "query_file", default=None, metavar="FILE",
+              help="Read the query from FILE ('-': standard input) instead of the argument.")
 @db_option
-@output_options
-def sql(query: str, db: str, fmt: str, output: str | None, escape_formulas: bool, timeout: float | None) -> None:
-    """Run one read-only SQL QUERY on the database (writes are refused)."""
-    _refuse_writes(query)
-    _run_and_write(db, query, fmt, output, escape_formulas, timeout)
+@param_option
+@format_options
+def sql(query: str | None, query_file: str | None, db: str, params: tuple[tuple[str, str], ...], fmt: str,
+        output: str | None, escape_formulas: bool, timeout: float | None) -> None:
+    """Run one read-only SQL QUERY on the database (writes are refused). QUERY '-' reads it from standard
+    input. The views hand_details, finding_details, player_hands, pot_details, action_details,
+    session_details and streets are the place to start (README, "The database")."""
+    from audit.store.sql import refuse_writes
+
+    text = _query_text(query, query_file)
+    refuse_writes(text)
+    _query(db, text, dict(params) or None, fmt, output, escape_formulas, timeout)
 
 
-def _refuse_writes(query: str) -> None:
-    import duckdb
-
+def _query_text(query: str | None, query_file: str | None) -> str:
+    if query is not None and query_file is not None:
+        raise click.UsageError("give the query or --query-file, not both")
+    source = query_file if query_file is not None else "-" if query == "-" else None
+    if source is None:
+        if query is None:
+            raise click.UsageError("give a query, --query-file FILE, or '-' to read it from standard input")
+        return query
     try:
-        statements = duckdb.extract_statements(query)
-    except duckdb.Error as exc:
-        raise AuditError(f"the query failed: {exc}") from None
-    if not statements:
-        raise AuditError("the query is empty")
-    if len(statements) > 1:
-        raise AuditError("audit sql runs one statement at a time")
-    kind = statements[0].type.name
-    if kind not in READ_STATEMENTS:
-        raise AuditError(f"audit sql is read-only: refused a {kind} statement (only {', '.join(READ_STATEMENTS)} "
-                         "run; the database is opened read-only, and files are added with 'audit ingest')")
+        if source == "-":
+            return sys.stdin.read()
+        with open(source, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise AuditError(f"{source}: the query cannot be read ({reason})") from None
 
 
-class _Watchdog:
-    """Interrupts the database's running query once ``seconds`` have passed (``--timeout``)."""
-
-    def __init__(self, con: Any, seconds: float | None) -> None:
-        self.con = con
-        self.seconds = seconds
-        self.fired = False
-        self._done = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> _Watchdog:
-        if self.seconds is not None:
-            self._thread = threading.Thread(target=self._watch, daemon=True)
-            self._thread.start()
-        return self
-
-    def _watch(self) -> None:
-        assert self.seconds is not None
-        if self._done.wait(self.seconds):
-            return
-        self.fired = True
-        while not self._done.wait(0.05):  # again and again: the query may not have started yet
-            self.con.interrupt()
-
-    def __exit__(self, *exc: object) -> None:
-        self._done.set()
-        if self._thread is not None:
-            self._thread.join()
-
-
-def _run_and_write(db: str, query: str, fmt: str, output: str | None, escape_formulas: bool = False,
-                   timeout: float | None = None) -> None:
-    import duckdb
+def _query(db: str, text: str, params: dict[str, object] | None, fmt: str, output: str | None,
+           escape_formulas: bool, timeout: float | None) -> None:
+    """Run ``text`` on ``db`` and write its rows in ``fmt``."""
+    import shutil
 
     from audit.outfile import database_files, refuse_clobber
-    from audit.store.db import Store, check_db_name
+    from audit.store.db import check_db_name
+    from audit.store.formats import write_result
+    from audit.store.sql import run_query
 
     check_db_name(db)
     if fmt == "parquet" and not output:
         raise AuditError("--format parquet needs --output FILE")
     if output:
         refuse_clobber(output, database_files(db))
-    with Store.open(db, read_only=True) as store, _Watchdog(store.con, timeout) as watchdog:
-        try:
-            names, reader = store.reader(query)
-        except duckdb.InterruptException:
-            raise _stopped(watchdog, timeout) from None
-        write_result(names, _guarded(reader, watchdog, timeout), fmt, output, escape_formulas, reader.schema)
-
-
-def _stopped(watchdog: _Watchdog, timeout: float | None) -> Exception:
-    if watchdog.fired:
-        return AuditError(f"the query ran longer than --timeout {timeout:g} s and was stopped")
-    return Interrupted("interrupted")
-
-
-def _guarded(reader: Any, watchdog: _Watchdog, timeout: float | None) -> Iterator[Any]:
-    """The reader's batches; an error while the query runs (it runs as the rows are read) is the query's: a
-    clear message, never mistaken for a failure to write the output."""
-    batches = iter(reader)
-    while True:
-        try:
-            batch = next(batches)
-        except StopIteration:
-            return
-        except Exception as exc:
-            if watchdog.fired or "INTERRUPT" in str(exc):
-                raise _stopped(watchdog, timeout) from None
-            raise AuditError(f"the query failed: {shorten(str(exc), 600)}") from None
-        yield batch
+    width = shutil.get_terminal_size().columns if fmt == "table" and not output and sys.stdout.isatty() else None
+    run_query(db, text, params, lambda names, batches, schema: write_result(
+        names, batches, fmt, output, escape_formulas=escape_formulas, schema=schema, width=width), timeout)
 
 
 # ---------------------------------------------------------------------------------------------- export
-@click.command()
+@click.command(epilog=epilog(["audit export --db club.duckdb --parquet lake/",
+                              "duckdb -c \"SELECT count(*) FROM read_parquet('lake/hands/**/*.parquet', "
+                              "hive_partitioning = true)\""], "data"))
 @db_option
 @click.option("--parquet", "directory", required=True, metavar="DIR",
               help="Write each table to DIR/<table>/session_date=YYYY-MM-DD/*.parquet. DIR must be new, empty, "
                    "or an earlier export (replaced whole); a folder holding anything else is refused.")
-def export(db: str, directory: str) -> None:
+@quiet_option
+def export(db: str, directory: str, quiet: bool) -> None:
     """Export every table as Parquet, partitioned by session date, for any engine to query."""
     import duckdb
 
     from audit.store.db import Store, check_db_name
+    from audit.textout import counted
 
     check_db_name(db)
     if not directory.strip():
@@ -260,174 +286,9 @@ def export(db: str, directory: str) -> None:
         except OSError as exc:
             raise AuditError(f"{directory}: the export failed ({exc.strerror or exc}); nothing was "
                              "written") from None
-    total = sum(counts.values())
-    click.echo(printable(f"exported {len(counts)} tables ({total:,} rows) to {directory}: "
-                         + ", ".join(f"{t} {n:,}" for t, n in counts.items())))
+    if not quiet:
+        click.echo(printable(f"exported {counted(len(counts), 'table')} ({counted(sum(counts.values()), 'row')}) "
+                             f"to {directory}: " + ", ".join(f"{t} {n:,}" for t, n in counts.items())))
 
 
-# ---------------------------------------------------------------------------------------------- output
-def unique_names(names: list[str]) -> list[str]:
-    """Column names made distinct: a second ``line`` becomes ``line_1`` (as DuckDB names them in a table), so no
-    column of a JSON object or a CSV header hides another."""
-    out: list[str] = []
-    taken = set(names)
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            n = 1
-            while f"{name}_{n}" in taken:
-                n += 1
-            name = f"{name}_{n}"
-            taken.add(name)
-        seen.add(name)
-        out.append(name)
-    return out
-
-
-def _rows(batches: Iterable[Any]) -> Iterator[list[Any]]:
-    """Each row of a stream of record batches as a list of values, by column position (not name)."""
-    for batch in batches:
-        columns = [col.to_pylist() for col in batch.columns]
-        for row in zip(*columns):
-            yield list(row)
-
-
-def write_result(names: list[str], batches: Any, fmt: str, output: str | None,
-                 escape_formulas: bool = False, schema: Any = None) -> None:
-    """Write a query's result, streamed from ``batches`` (a ``pyarrow.RecordBatchReader`` or a ``pyarrow.Table``)
-    as ``table``, ``csv``, ``json`` (JSON Lines) or ``parquet``: to ``output`` through a temporary file renamed
-    into place, else to standard output."""
-    from audit.outfile import atomic_output
-
-    names = unique_names(names)
-    if hasattr(batches, "to_batches"):  # a pyarrow.Table
-        schema = batches.schema
-        batches = batches.to_batches()
-    if fmt == "parquet":
-        assert output is not None
-        with atomic_output(output, binary=True) as handle:
-            _write_parquet(names, batches, handle, schema)
-        return
-    if output:
-        with atomic_output(output) as handle:
-            _write_text(names, batches, fmt, handle, escape_formulas)
-    else:
-        _write_text(names, batches, fmt, sys.stdout, escape_formulas)
-
-
-def _write_parquet(names: list[str], batches: Iterable[Any], handle: IO[bytes], schema: Any) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    writer = None
-    try:
-        for batch in batches:
-            batch = pa.RecordBatch.from_arrays(batch.columns, names=names)
-            if writer is None:
-                writer = pq.ParquetWriter(handle, batch.schema)
-            writer.write_batch(batch)
-        if writer is None:
-            fields = list(schema) if schema is not None else []
-            empty = pa.schema([pa.field(n, f.type) for n, f in zip(names, fields)])
-            writer = pq.ParquetWriter(handle, empty)
-    finally:
-        if writer is not None:
-            writer.close()
-
-
-def _write_text(names: list[str], batches: Iterable[Any], fmt: str, handle: IO[str], escape_formulas: bool) -> None:
-    rows = _rows(batches)
-    if fmt == "json":
-        for row in rows:
-            handle.write(json_line({n: _json_value(v) for n, v in zip(names, row)}) + "\n")
-    elif fmt == "csv":
-        import csv
-
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(names)
-        for row in rows:
-            writer.writerow([_csv_value(v, escape_formulas) for v in row])
-    else:
-        for text in stream_table(names, rows):
-            handle.write(text)
-
-
-def stream_table(names: list[str], rows: Iterator[list[Any]]) -> Iterator[str]:
-    """An aligned text table (numbers right-aligned), sized from its first ``TABLE_SAMPLE_ROWS`` rows, with a
-    closing row count; control characters in cells are shown as escapes."""
-    sample: list[list[Any]] = []
-    for row in rows:
-        sample.append(row)
-        if len(sample) >= TABLE_SAMPLE_ROWS:
-            break
-    cells = [[_text_value(v) for v in row] for row in sample]
-    numeric = [all(isinstance(row[i], (int, float, decimal.Decimal)) and not isinstance(row[i], bool)
-                   for row in sample if row[i] is not None) and any(row[i] is not None for row in sample)
-               for i in range(len(names))]
-    heads = [printable(n) for n in names]
-    widths = [max([len(n)] + [len(c[i]) for c in cells]) for i, n in enumerate(heads)]
-
-    def line(values: list[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
-
-    yield line(heads) + "\n" + "  ".join("-" * w for w in widths) + "\n"
-    count = len(sample)
-    for c in cells:
-        yield line(c) + "\n"
-    for row in rows:
-        count += 1
-        yield line([_text_value(v) for v in row]) + "\n"
-    yield f"({count:,} row{'s' if count != 1 else ''})\n"
-
-
-def render_table(names: list[str], rows: list[list[Any]]) -> str:
-    """An aligned text table (numbers right-aligned), with a closing row count."""
-    return "".join(stream_table(names, iter(rows)))
-
-
-def _json_value(v: Any) -> Any:
-    if isinstance(v, (dt.datetime, dt.date, dt.time)):
-        return v.isoformat()
-    if isinstance(v, dt.timedelta):
-        return v.total_seconds()
-    if isinstance(v, decimal.Decimal):
-        if not v.is_finite():
-            return None
-        return int(v) if v == v.to_integral_value() else float(v)
-    if isinstance(v, list):
-        return [_json_value(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _json_value(x) for k, x in v.items()}
-    if isinstance(v, bytes):
-        return v.hex()
-    return finite(v)
-
-
-def _csv_value(v: Any, escape_formulas: bool = False) -> str:
-    if isinstance(v, float):
-        return repr(v)
-    text = _plain_value(v)
-    if escape_formulas and isinstance(v, str) and text.startswith(FORMULA_START):
-        return "'" + text
-    return text
-
-
-def _text_value(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.2f}" if abs(v) < 1e15 else str(v)
-    return printable(_plain_value(v))
-
-
-def _plain_value(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, (list, dict)):
-        return json.dumps(_json_value(v), ensure_ascii=False)
-    if isinstance(v, dt.datetime):
-        return v.isoformat(sep=" ")
-    if isinstance(v, (dt.date, dt.time)):
-        return v.isoformat()
-    return str(v)
-
-
-COMMANDS: list[click.Command] = [ingest, report, sql, export]
+COMMANDS: list[click.Command] = [ingest, report, sql, export, upgrade]

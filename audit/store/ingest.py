@@ -26,14 +26,15 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any, BinaryIO, TextIO, cast
+from typing import Any, BinaryIO, cast
 
 from audit.errors import AuditError, InputError, Interrupted
 from audit.pipeline import Audited, audit_blocks
 from audit.read import iter_lines, open_input, split_blocks
+from audit.store.db import FileRows, Store
 from audit.store.rows import RowBuilder, parse_started_at
-from audit.store.db import DATA_TABLES, SCHEMA, FileRows, Store
-from audit.textout import printable
+from audit.store.schema import DATA_TABLES, SCHEMA, TIMESTAMPTZ
+from audit.textout import counted
 
 BATCH_HANDS = 250
 """Rows are turned into Arrow record batches every this many hands (compact columns, not Python tuples)."""
@@ -46,7 +47,8 @@ audit 0.1.0, whose index on ``hands`` must fit in memory whole when a file commi
 MAX_WORKERS = 64
 """The most ``--workers`` accepted; a run uses at most one worker per core (and per file)."""
 
-__all__ = ["FileBuilder", "IngestJob", "IngestSummary", "audit_file_rows", "ingest", "parse_started_at"]
+__all__ = ["FileBuilder", "IngestJob", "IngestProgress", "IngestSummary", "audit_file_rows", "ingest",
+           "parse_started_at"]
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -145,7 +147,7 @@ def _arrow_type(duck: str) -> Any:
 
     types = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
              "TIMESTAMP": pa.timestamp("us"), "DATE": pa.date32(), "DOUBLE": pa.float64(),
-             "VARCHAR[]": pa.list_(pa.string())}
+             "VARCHAR[]": pa.list_(pa.string()), TIMESTAMPTZ: pa.timestamp("us", tz="UTC")}
     return types[duck]
 
 
@@ -158,11 +160,14 @@ class FileBuilder:
     """The rows of one file (``audit.rows``, compiled) as Arrow record batches, one every ``BATCH_HANDS`` hands,
     handed to ``sink`` as they are made (kept, without a sink)."""
 
-    def __init__(self, sha256: str, file: str, sink: Sink | None = None) -> None:
+    def __init__(self, sha256: str, file: str, sink: Sink | None = None,
+                 on_hands: Callable[[int], None] | None = None) -> None:
         self.rows = RowBuilder(sha256, file)
         self.tables = {name: _Table(name) for name in DATA_TABLES}
         self.sink = sink
+        self.on_hands = on_hands  # told the hands read, at every flush
         self._since_flush = 0
+        self._hands_told = 0
 
     def add(self, audited: Audited) -> None:
         """Add one item of ``audit_file``'s output."""
@@ -182,6 +187,10 @@ class FileBuilder:
             else:
                 self.sink(name, batch)
         self._since_flush = 0
+        if self.on_hands is not None:
+            read = self.rows.hands + self.rows.parse_errors + self.rows.skipped_hands
+            self.on_hands(read - self._hands_told)
+            self._hands_told = read
 
     def finish(self, path: str, size: int, default_profile: str) -> FileRows:
         self.flush()
@@ -288,12 +297,13 @@ def profile_label(name: str, options: Iterable[tuple[str, str]]) -> str:
 
 
 def audit_file_rows(job: IngestJob, progress: Callable[[int], None] | None = None,
-                    sink: Sink | None = None) -> FileRows:
+                    sink: Sink | None = None, on_hands: Callable[[int], None] | None = None) -> FileRows:
     """Audit one file into the rows of every table (raises ``AuditError`` if it cannot be read at all).
 
     The rows are keyed by ``job.sha256`` (hashed first when not given) and handed to ``sink`` as they are made
     (kept in the returned ``FileRows`` without one); the bytes parsed are hashed as they are read, and a file
-    that changed in between is refused rather than stored under the wrong hash.
+    that changed in between is refused rather than stored under the wrong hash. ``progress`` is told the bytes
+    read, ``on_hands`` the hands read (every few hundred).
     """
     import io
 
@@ -312,7 +322,7 @@ def audit_file_rows(job: IngestJob, progress: Callable[[int], None] | None = Non
         except OSError as exc:
             raise AuditError(f"{name}: cannot be read ({exc.strerror})") from None
         raw = open_input(source, name)
-    builder = FileBuilder(sha, name, sink)
+    builder = FileBuilder(sha, name, sink, on_hands)
     notices: list[str] = []
     with raw:
         reader = _HashingReader(raw, progress)
@@ -370,11 +380,45 @@ class IngestSummary:
         extra = [f"{self.already} already in the database"] if self.already else []
         if self.failed:
             extra.append(f"{len(self.failed)} skipped")
+        if self.skipped_hands:
+            extra.append(f"{counted(self.skipped_hands, 'hand')} of another game")
         note = f" ({', '.join(extra)})" if extra else ""
         rate = f", {self.hands / self.seconds:,.0f} hands/s" if self.seconds > 0 and self.hands else ""
-        return (f"{self.ingested} file{'s' if self.ingested != 1 else ''} ingested{note}: {self.hands:,} hands, "
-                f"{self.findings:,} findings, {self.parse_errors:,} unreadable hands in {self.seconds:.1f} s"
-                f"{rate} -> {self.db}")
+        return (f"{counted(self.ingested, 'file')} ingested{note}: {counted(self.hands, 'hand')}, "
+                f"{counted(self.findings, 'finding')}, {counted(self.parse_errors, 'unreadable hand')} in "
+                f"{self.seconds:.1f} s{rate} -> {self.db}")
+
+
+@dataclass
+class IngestProgress:
+    """How far a run is, as given to ``ingest(progress=...)`` (several times a second at most)."""
+
+    files: int  # files to audit (those not already in the database)
+    done: int = 0  # files finished
+    hands: int = 0  # hands read so far, the current file's included
+    bytes_done: int = 0
+    bytes_total: int = 0
+    current: str = ""  # the file being read ("" between files)
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def seconds(self) -> float:
+        return time.monotonic() - self.started
+
+    @property
+    def rate(self) -> float:
+        """Hands per second so far."""
+        seconds = self.seconds
+        return self.hands / seconds if seconds > 0 else 0.0
+
+
+Tell = Callable[[str, str], None]
+"""Receives what a run has to say, as ``(kind, text)``: ``skipped`` (a file that could not be audited, and why),
+``note`` (an option a file overrides, the workers used) and ``stored`` (a file committed, with its counts)."""
+
+
+def _silent(kind: str, text: str) -> None:
+    pass
 
 
 def plan_jobs(files: list[str], known: set[str], profile: str, options: tuple[tuple[str, str], ...],
@@ -547,19 +591,19 @@ def _worker_main(conn: Any) -> None:
 
 
 def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple[tuple[str, str], ...] = (),
-           workers: int = 1, progress: bool = False, err: IO[str] | None = None,
-           verbose: bool = False) -> IngestSummary:
+           workers: int = 1, progress: Callable[[IngestProgress], None] | None = None,
+           tell: Tell | None = None) -> IngestSummary:
     """Audit ``paths`` and store them in the database ``db``; returns what was done.
 
     A named path that does not exist, or a folder that cannot be listed, raises ``InputError`` before anything
-    is written. A file that cannot be read is reported on ``err`` and skipped; the others still go in. A worker
-    that dies stops the run (``WorkerDied``) and Ctrl-C stops it (``Interrupted``): the database then holds the
-    files before the one being written, each whole.
+    is written. A file that cannot be read is skipped (and ``tell``-ed); the others still go in. A worker that
+    dies stops the run (``WorkerDied``) and Ctrl-C stops it (``Interrupted``): the database then holds the files
+    before the one being written, each whole. ``progress`` is called as hands are read (about every 250 hands,
+    and as each file ends).
     """
     from audit.profile import load_profile
     from audit.read import expand_paths
 
-    err = err or sys.stderr
     start = time.perf_counter()
     load_profile(profile).with_options(list(options))  # a bad profile or option stops the run before any work
     files = expand_paths(paths)
@@ -574,7 +618,7 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
     with store:
         scratch = tempfile.mkdtemp(prefix="audit-ingest-")
         try:
-            _run(store, files, profile, options, workers, progress, err, verbose, summary, scratch)
+            _run(store, files, profile, options, workers, progress, tell or _silent, summary, scratch)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)  # this run's own folder: spooled input, worker rows
     summary.seconds = time.perf_counter() - start
@@ -582,24 +626,34 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
 
 
 def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str, str], ...], workers: int,
-         progress: bool, err: IO[str], verbose: bool, summary: IngestSummary, scratch: str) -> None:
+         progress: Callable[[IngestProgress], None] | None, tell: Tell, summary: IngestSummary,
+         scratch: str) -> None:
     jobs = plan_jobs(files, store.known_files(), profile, options, summary, spool_dir=scratch)
     for failure in summary.failed:
-        err.write(f"audit: skipped {printable(failure.message)}\n")
+        tell("skipped", failure.message)
     count = usable_workers(workers, len(jobs))
     if count < workers and len(jobs) > count:
-        err.write(f"audit: note: using {count} worker{'s' if count != 1 else ''} (one per core this machine "
-                  "gives the ingest)\n")
-    bar = _progress_bar(sum(j.size for j in jobs), err) if progress and jobs else None
-    tick = bar.update if bar is not None else None
+        tell("note", f"using {counted(count, 'worker')} (one per core this machine gives the ingest)")
+    state = IngestProgress(len(jobs), bytes_total=sum(j.size for j in jobs))
+    on_bytes = on_hands = None
+    if progress is not None:
+        def on_bytes(n: int) -> None:
+            state.bytes_done += n
+
+        def on_hands(n: int) -> None:
+            state.hands += n
+            progress(state)
+
+        progress(state)
     current = ""
+    finished_bytes = finished_hands = 0
     pool: _Pool | None = None
     try:
         if count <= 1:
-            results = _in_process(store, jobs, tick)
+            results = _in_process(store, jobs, on_bytes, on_hands, state)
         else:
             pool = _Pool(count)
-            results = _written(store, pool.run(jobs, scratch, ahead=2 * count), tick)
+            results = _written(store, pool.run(jobs, scratch, ahead=2 * count))
         for job, out in results:
             current = job.path
             if out is None:
@@ -608,41 +662,40 @@ def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str,
                 if out.fatal:
                     raise AuditError(f"{out.message}; the database holds the files before {job.path}")
                 summary.failed.append(out)
-                what = "an internal error (please report it)" if out.internal else "cannot be read"
-                msg = out.message if not out.internal else f"{out.path}: {what}: {out.message}"
-                _clear(bar, err)
-                err.write(f"audit: skipped {printable(msg)}\n")
+                tell("skipped", out.message if not out.internal
+                     else f"{out.path}: an internal error (please report it): {out.message}")
             else:
                 for note in out.notices:
-                    _clear(bar, err)
-                    err.write(f"audit: note: {printable(note)}\n")
+                    tell("note", note)
                 summary.ingested += 1
                 summary.hands += out.hands
                 summary.parse_errors += out.parse_errors
                 summary.findings += out.findings
                 summary.skipped_hands += out.skipped_hands
-                if verbose:
-                    _clear(bar, err)
-                    err.write(f"ingested {printable(out.path)}: {out.hands} hands, {out.findings} findings\n")
-                    err.flush()
+                tell("stored", f"ingested {out.path}: {counted(out.hands, 'hand')}, {counted(out.findings, 'finding')}")
             current = ""
+            if progress is not None:  # the counts of whole files (those of the file being read were running)
+                finished_bytes += job.size
+                if isinstance(out, FileRows):
+                    finished_hands += out.hands + out.parse_errors + out.skipped_hands
+                state.done += 1
+                state.current = ""
+                state.bytes_done, state.hands = finished_bytes, finished_hands
+                progress(state)
     except KeyboardInterrupt:
-        _clear(bar, err)
-        raise Interrupted(f"interrupted; {summary.ingested} file{'s' if summary.ingested != 1 else ''} "
-                          f"ingested, each whole{f', {current} not' if current else ''} (the database holds "
-                          "only whole files)") from None
+        raise Interrupted(f"interrupted; {counted(summary.ingested, 'file')} ingested, each whole"
+                          f"{f', {current} not' if current else ''} (the database holds only whole files)") from None
     finally:
         if pool is not None:
             pool.close()
-        if bar is not None:
-            bar.render_finish()
 
 
 Result = tuple[IngestJob, FileRows | FileFailure | None]
 """A job and what became of it: its rows (committed), why it was skipped, or ``None``: already stored."""
 
 
-def _in_process(store: Store, jobs: list[IngestJob], progress: Callable[[int], None] | None) -> Iterator[Result]:
+def _in_process(store: Store, jobs: list[IngestJob], on_bytes: Callable[[int], None] | None,
+                on_hands: Callable[[int], None] | None, state: IngestProgress) -> Iterator[Result]:
     """Audit each job in this process, its rows going to the database as they are made, inside the file's
     transaction."""
     import duckdb
@@ -652,9 +705,10 @@ def _in_process(store: Store, jobs: list[IngestJob], progress: Callable[[int], N
             yield job, None
             continue
         sink = _StoreSink(store)
+        state.current = job.path
         out: FileRows | FileFailure
         try:
-            out = audit_file_rows(job, progress, sink)
+            out = audit_file_rows(job, on_bytes, sink, on_hands)
             sink.close()
             store.commit_file(out)
         except duckdb.Error as exc:
@@ -679,14 +733,11 @@ def _in_process(store: Store, jobs: list[IngestJob], progress: Callable[[int], N
         yield job, out
 
 
-def _written(store: Store, results: Iterator[tuple[IngestJob, FileRows | FileFailure]],
-             progress: Callable[[int], None] | None) -> Iterator[Result]:
+def _written(store: Store, results: Iterator[tuple[IngestJob, FileRows | FileFailure]]) -> Iterator[Result]:
     """The workers' results, each file's rows written here in one transaction (progress by whole files)."""
     import duckdb
 
     for job, out in results:
-        if progress is not None:
-            progress(job.size)
         if isinstance(out, FileFailure):
             yield job, out
             continue
@@ -713,18 +764,3 @@ def _interrupted(exc: Exception) -> bool:
 
     return isinstance(exc, duckdb.InterruptException) or (
         isinstance(exc, (RuntimeError, duckdb.Error)) and "interrupt" in str(exc).lower())
-
-
-def _progress_bar(total: int, err: IO[str]) -> Any:
-    import click
-
-    bar = click.progressbar(length=max(total, 1), label="ingesting", file=cast(TextIO, err), show_eta=True,
-                            show_percent=True)
-    bar.render_progress()
-    return bar
-
-
-def _clear(bar: Any, err: IO[str]) -> None:
-    """Start a fresh line so a message does not land in the middle of the progress bar."""
-    if bar is not None:
-        err.write("\r\033[K")

@@ -1,8 +1,9 @@
-"""The rows ``audit ingest`` stores for one file: hands, seats, actions, pots, awards, findings, parse errors.
+"""The rows ``audit ingest`` stores for one file: hands, seats, actions, pots, awards, findings, parse errors and
+hands of other games.
 
-Plain tuples in the column order of ``audit.store.SCHEMA``; ``audit.ingest`` turns them into Arrow batches. This
-module is compiled with the rest of the hot path (``audit/_native.py``): a worker spends about as long building
-rows as replaying, in plain Python.
+Plain tuples in the column order of ``audit.store.schema.SCHEMA``; ``audit.store.ingest`` turns them into Arrow
+batches. This module is compiled with the rest of the hot path (``audit/_native.py``): a worker spends about as
+long building rows as replaying, in plain Python.
 """
 
 from __future__ import annotations
@@ -18,12 +19,32 @@ from audit.model import (
 )
 from audit.pipeline import Audited
 from audit.replay import HandResult
-from audit.store.db import hand_key
+from audit.store.schema import STREET_CODES, hand_key
 
 Row = tuple[Any, ...]
-TABLES = ("hands", "seats", "actions", "pots", "awards", "findings", "parse_errors")
+TABLES = ("hands", "seats", "actions", "pots", "awards", "findings", "parse_errors", "unsupported_hands")
 _NO_HAND_ROW = ("PARSE_ERROR", "UNSUPPORTED_GAME")
+_POT_RULES = ("POT_WINNER", "POT_AMOUNT", "ODD_CHIP")
 _STARTED = re.compile(r"(\d{4})[/-](\d{1,2})[/-](\d{1,2})\D{1,3}(\d{1,2}):(\d{2})(?::(\d{2}))?")
+# How the engine names a pot in a finding's English message, for findings made before they carried parameters.
+_POT_IN_MESSAGE = re.compile(r"(main pot|side pot (\d+)|the pot)", re.IGNORECASE)
+
+# The time zones site logs name, read as the place's local time (daylight saving included: PokerStars writes
+# "ET" all year), or as a fixed offset where the name says which half of the year it is (EDT, CEST).
+_ZONES: dict[str, str] = {
+    "ET": "America/New_York", "CT": "America/Chicago", "MT": "America/Denver", "PT": "America/Los_Angeles",
+    "AKT": "America/Anchorage", "HT": "Pacific/Honolulu", "AT": "America/Halifax", "NT": "America/St_Johns",
+    "BRT": "America/Sao_Paulo", "ART": "America/Argentina/Buenos_Aires", "WET": "Europe/Lisbon",
+    "CET": "Europe/Paris", "EET": "Europe/Helsinki", "MSK": "Europe/Moscow", "IST": "Asia/Kolkata",
+    "CCT": "Asia/Shanghai", "JST": "Asia/Tokyo", "KST": "Asia/Seoul", "AWST": "Australia/Perth",
+    "ACST": "Australia/Adelaide", "AET": "Australia/Sydney", "NZT": "Pacific/Auckland",
+}
+_OFFSETS: dict[str, int] = {  # minutes east of UTC
+    "UTC": 0, "GMT": 0, "Z": 0, "EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420, "MDT": -360,
+    "PST": -480, "PDT": -420, "BST": 60, "WEST": 60, "CEST": 120, "EEST": 180,
+}
+_OFFSET = re.compile(r"^(?:GMT|UTC)([+-])(\d{1,2}):?(\d{2})?$")
+_ZONE_CACHE: dict[str, dt.tzinfo | None] = {}
 
 
 def parse_started_at(text: str | None) -> dt.datetime | None:
@@ -42,52 +63,120 @@ def parse_started_at(text: str | None) -> dt.datetime | None:
         return None
 
 
+def time_zone(name: str) -> dt.tzinfo | None:
+    """The time zone a log names (``ET``, ``CET``, ``GMT+0100``); ``None`` for a name audit does not know (or when
+    the machine has no time zone database)."""
+    if name in _ZONE_CACHE:
+        return _ZONE_CACHE[name]
+    zone: dt.tzinfo | None = None
+    if name in _OFFSETS:
+        zone = dt.timezone(dt.timedelta(minutes=_OFFSETS[name]))
+    elif name in _ZONES:
+        try:
+            import zoneinfo
+            zone = zoneinfo.ZoneInfo(_ZONES[name])
+        except Exception:  # no time zone database on this machine
+            zone = None
+    else:
+        m = _OFFSET.match(name)
+        if m is not None:
+            minutes = int(m.group(2)) * 60 + int(m.group(3) or 0)
+            if minutes < 24 * 60:
+                zone = dt.timezone(dt.timedelta(minutes=minutes if m.group(1) == "+" else -minutes))
+    if len(_ZONE_CACHE) < 256:
+        _ZONE_CACHE[name] = zone
+    return zone
+
+
+def as_utc(started: dt.datetime | None, zone_name: str) -> dt.datetime | None:
+    """``started`` (a log's wall-clock time) as an instant in UTC, when its zone is known."""
+    if started is None or not zone_name:
+        return None
+    zone = time_zone(zone_name)
+    if zone is None:
+        return None
+    return started.replace(tzinfo=zone).astimezone(dt.timezone.utc)
+
+
 def _join(cards: tuple[str, ...] | None) -> str | None:
     return None if cards is None else " ".join(cards)
 
 
+def _listed(cards: tuple[str, ...] | None) -> list[str] | None:
+    return None if cards is None else list(cards)
+
+
 def action_row(item: object, street: str) -> Row | None:
-    """(line, street, player, kind, amount, to_amount, all_in, timed_out, took, cards, detail) of a body item."""
+    """(line, street, player, kind, amount, to_amount, all_in, timed_out, took, cards, detail, card_list) of a
+    body item."""
     if isinstance(item, Action):
         return (item.line, street, item.player, item.kind, item.amount, item.to, item.all_in, item.timed_out,
-                item.took, None, None)
+                item.took, None, None, None)
     if isinstance(item, Dealt):
+        every: list[str] = []
+        for group in item.groups:
+            every.extend(group)
         return (item.line, street, item.player, "dealt", None, None, None, None, None,
-                " | ".join([" ".join(g) for g in item.groups]), None)
+                " | ".join([" ".join(g) for g in item.groups]), None, every)
     if isinstance(item, Post):
         return (item.line, street, item.player, "post " + item.kind, item.amount, None, item.all_in, None, None,
-                None, None)
+                None, None, None)
     if isinstance(item, Discard):
         return (item.line, street, item.player, "discard", item.count, None, None, None, item.took,
-                _join(item.cards), None)
+                _join(item.cards), None, _listed(item.cards))
     if isinstance(item, StandPat):
         return (item.line, street, item.player, "stand pat", None, None, None, item.timed_out, item.took, None,
-                None)
+                None, None)
     if isinstance(item, Show):
         return (item.line, street, item.player, "show", None, None, None, None, None, _join(item.cards),
-                item.description)
+                item.description, _listed(item.cards))
     if isinstance(item, Collect):
-        return (item.line, street, item.player, "collect", item.amount, None, None, None, None, None, item.pot)
+        return (item.line, street, item.player, "collect", item.amount, None, None, None, None, None, item.pot, None)
     if isinstance(item, Uncalled):
         return (item.line, street, item.player, "uncalled returned", item.amount, None, None, None, None, None,
-                None)
+                None, None)
     if isinstance(item, Muck):
-        return (item.line, street, item.player, "muck", None, None, None, None, None, None, None)
+        return (item.line, street, item.player, "muck", None, None, None, None, None, None, None, None)
     if isinstance(item, Parole):
         return (item.line, street, item.player, "parole " + item.kind, None, None, None, None, item.took, None,
-                None)
+                None, None)
     if isinstance(item, NoPlay):
-        return (item.line, street, item.player, item.kind, None, None, None, None, None, None, None)
+        return (item.line, street, item.player, item.kind, None, None, None, None, None, None, None, None)
     if isinstance(item, DeckLine):
-        return (item.line, street, None, "deck", None, None, None, None, None, _join(item.cards), None)
+        return (item.line, street, None, "deck", None, None, None, None, None, _join(item.cards), None,
+                _listed(item.cards))
     if isinstance(item, Reshuffle):
-        return (item.line, street, None, "reshuffle", None, None, None, None, None, _join(item.cards), None)
+        return (item.line, street, None, "reshuffle", None, None, None, None, None, _join(item.cards), None,
+                _listed(item.cards))
     if isinstance(item, Score):
-        return (item.line, street, item.player, "score", item.points, None, None, None, None, None, None)
+        return (item.line, street, item.player, "score", item.points, None, None, None, None, None, None, None)
     if isinstance(item, Event):
         return (item.line, street, item.player, "event", None, None, None, None, None, None,
-                item.kind + ": " + item.text if item.text else item.kind)
+                item.kind + ": " + item.text if item.text else item.kind, None)
     return None  # Marker, SummaryTotal: they shape the hand row and the street column instead
+
+
+def pot_named(f: Finding) -> str | None:
+    """The name of the pot a finding is about (``main``, ``side-1``, ``pot``): from its parameters, or, for a
+    finding made without them, from the words the engine's message uses for the pot."""
+    if f.rule not in _POT_RULES:
+        return None
+    if f.msg_id is not None:
+        for key, value in f.params:
+            if key == "the_pot":
+                return str(value)
+        return None
+    m = _POT_IN_MESSAGE.search(f.message)
+    if m is None:
+        return None
+    if m.group(2) is not None:
+        return "side-" + m.group(2)
+    return "main" if m.group(1).lower() == "main pot" else "pot"
+
+
+def _unit(hand: Hand) -> str:
+    game = hand.game
+    return game.currency if game is not None and game.currency else "chips"
 
 
 class RowBuilder:
@@ -101,6 +190,8 @@ class RowBuilder:
         self.parse_errors = 0
         self.findings = 0
         self.skipped_hands = 0
+        self._pots: dict[str, int] = {}  # the current hand's pots: name -> pot_index
+        self._session_profile: dict[str, str] = {}  # session -> the profile of its last hand
 
     def take(self) -> dict[str, list[Row]]:
         """The rows built since the last call (the builder starts again with empty lists)."""
@@ -119,14 +210,22 @@ class RowBuilder:
         """Add one item of ``audit_file``'s output."""
         result = audited.result
         key: str | None = None
+        profile = audited.profile
+        if profile is not None and audited.session is not None:
+            self._session_profile[audited.session] = profile
+        elif profile is None and audited.session is not None:
+            profile = self._session_profile.get(audited.session)  # the session's end: its standings
+        self._pots = {}
         if result is not None:
             key = self._hand(result, audited)
         elif audited.failure is not None:
             f = audited.failure
             key = hand_key(self.sha, f.first_line)
+            block = audited.block
+            started = parse_started_at(block.lines[0]) if block is not None and block.lines else None
             self.rows["parse_errors"].append(
                 (key, self.sha, f.hand_id, self.file, audited.session, audited.profile, f.line, f.column,
-                 f.first_line, f.end_line, f.message))
+                 f.first_line, f.end_line, f.message, started))
             self.parse_errors += 1
         for finding in audited.findings:
             fkey = key
@@ -134,22 +233,40 @@ class RowBuilder:
                 fkey = hand_key(self.sha, finding.line)
                 if audited.failure is None:
                     self._unreplayed(finding, fkey, audited)
-            self._finding(finding, fkey)
+            self._finding(finding, fkey, profile)
 
     def _unreplayed(self, finding: Finding, key: str, audited: Audited) -> None:
         """A hand that was read but not replayed: an unsupported game, or one the engine could not follow."""
+        hand = audited.hand
         if finding.rule == "UNSUPPORTED_GAME":
             self.skipped_hands += 1
+            if hand is not None:
+                game = hand.game
+                started = parse_started_at(hand.started_at)
+                zone = game.time_zone if game is not None else ""
+                self.rows["unsupported_hands"].append(
+                    (key, self.sha, hand.hand_id, self.file, hand.line, hand.end_line, audited.session,
+                     audited.profile, hand.dialect, game.name if game else None, game.betting if game else None,
+                     (game.currency or None) if game else None, _unit(hand), hand.table, started,
+                     hand.started_at or None, zone or None, as_utc(started, zone)))
             return
+        started_at = parse_started_at(hand.started_at) if hand is not None else None
         self.rows["parse_errors"].append(
             (key, self.sha, finding.hand, self.file, audited.session, audited.profile, finding.line, None,
-             finding.line, None, finding.message))
+             finding.line, None, finding.message, started_at))
         self.parse_errors += 1
 
-    def _finding(self, f: Finding, key: str | None) -> None:
+    def _finding(self, f: Finding, key: str | None, profile: str | None) -> None:
+        street = f.street
+        code = STREET_CODES.get(street, street) if street is not None else None
+        pot_index: int | None = None
+        if self._pots:
+            name = pot_named(f)
+            if name is not None:
+                pot_index = self._pots.get(name)
         self.rows["findings"].append(
             (key, self.sha, f.hand, self.findings, self.file, f.session, f.rule, f.severity, f.player, f.street,
-             f.line, f.message, f.expected, f.actual))
+             f.line, f.message, f.expected, f.actual, profile, code, pot_index))
         self.findings += 1
 
     def _hand(self, result: HandResult, audited: Audited) -> str:
@@ -159,12 +276,14 @@ class RowBuilder:
         hid = hand.hand_id
         game = hand.game
         rows = self.rows
+        started = parse_started_at(hand.started_at)
+        zone = game.time_zone if game is not None else ""
         rows["hands"].append(
             (key, sha, self.file, hand.line, hand.end_line, hid, audited.session, result.profile, hand.dialect,
              game.name if game else "5 Card Draw", game.betting if game else None,
-             (game.currency or None) if game else None, hand.table, parse_started_at(hand.started_at),
+             (game.currency or None) if game else None, hand.table, started,
              hand.started_at or None, hand.button, len(hand.seats), len(result.dealt_in), result.pot_total,
-             result.rake, hand.carried, result.redeal))
+             result.rake, hand.carried, result.redeal, _unit(hand), zone or None, as_utc(started, zone)))
         self.hands += 1
         dealt = set(result.dealt_in)
         seats = rows["seats"]
@@ -177,6 +296,26 @@ class RowBuilder:
             seats.append((key, sha, hid, s.seat, p, s.line, s.sitting_out, p in dealt, s.chips,
                           end_stacks.get(p), contributions.get(p, 0), should_receive.get(p, 0),
                           received.get(p, 0)))
+        pots = rows["pots"]
+        awards = rows["awards"]
+        pot_of_line: dict[int, int] = {}  # a collect line -> the pot it collected from
+        i = 0
+        for pot in result.pots:
+            eligible: list[str] = list(pot["eligible"])
+            name: str = pot["name"]
+            self._pots[name] = i
+            pots.append((key, sha, hid, i, name, pot["amount"], eligible, list(pot["winners"])))
+            should: dict[str, int] = pot["awards"]
+            got: dict[str, int] = pot["collected"]
+            order = [p for p in eligible if p in should or p in got]
+            order += sorted([p for p in set(should) | set(got) if p not in order])
+            for p in order:
+                awards.append((key, sha, hid, i, name, p, should.get(p, 0), got.get(p, 0)))
+            lines: dict[str, int] | None = pot.get("lines")
+            if lines is not None:
+                for at in lines.values():
+                    pot_of_line[at] = i
+            i += 1
         actions = rows["actions"]
         street = "pre"
         seq = 0
@@ -188,19 +327,7 @@ class RowBuilder:
                 continue
             row = action_row(item, street)
             if row is not None:
-                actions.append((key, sha, hid, seq) + row)
+                collected_from = pot_of_line.get(row[0]) if isinstance(item, Collect) else None
+                actions.append((key, sha, hid, seq) + row + (collected_from,))
                 seq += 1
-        pots = rows["pots"]
-        awards = rows["awards"]
-        i = 0
-        for pot in result.pots:
-            eligible: list[str] = list(pot["eligible"])
-            pots.append((key, sha, hid, i, pot["name"], pot["amount"], eligible, list(pot["winners"])))
-            should: dict[str, int] = pot["awards"]
-            got: dict[str, int] = pot["collected"]
-            order = [p for p in eligible if p in should or p in got]
-            order += sorted([p for p in set(should) | set(got) if p not in order])
-            for p in order:
-                awards.append((key, sha, hid, i, pot["name"], p, should.get(p, 0), got.get(p, 0)))
-            i += 1
         return key
