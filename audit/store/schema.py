@@ -83,7 +83,7 @@ TABLES: Final[dict[str, tuple[Column, ...]]] = {
     ),
     "seats": (
         _HAND_KEY, _FILE_SHA, _HAND_ID,
-        ("seat", "INTEGER", "Seat number. Key: hand_key, seat."),
+        ("seat", "INTEGER", "Seat number."),
         ("player", "VARCHAR", "The player's name."),
         ("line", "INTEGER", "The seat line."),
         ("sitting_out", "BOOLEAN", "The seat line says the player sits out."),
@@ -96,7 +96,7 @@ TABLES: Final[dict[str, tuple[Column, ...]]] = {
     ),
     "actions": (
         _HAND_KEY, _FILE_SHA, _HAND_ID,
-        ("seq", "INTEGER", "Position in the hand, from 0. Key: hand_key, seq."),
+        ("seq", "INTEGER", "Position in the hand, from 0."),
         ("line", "INTEGER", "The line in the file."),
         ("street", "VARCHAR", "The street code (pre, deal, first, draw, second, showdown, summary, redeal: see the "
                               "streets view)."),
@@ -117,7 +117,7 @@ TABLES: Final[dict[str, tuple[Column, ...]]] = {
     ),
     "pots": (
         _HAND_KEY, _FILE_SHA, _HAND_ID,
-        ("pot_index", "INTEGER", "0 for the main pot (or the only one), then each side pot. Key: hand_key, pot_index."),
+        ("pot_index", "INTEGER", "0 for the main pot (or the only one), then each side pot."),
         ("name", "VARCHAR", "The pot's name everywhere in the database: pot (the only one), main, side-1, side-2."),
         ("amount", "BIGINT", "Chips in the pot, in unit."),
         ("eligible", "VARCHAR[]", "Players who can win it."),
@@ -125,7 +125,7 @@ TABLES: Final[dict[str, tuple[Column, ...]]] = {
     ),
     "awards": (
         _HAND_KEY, _FILE_SHA, _HAND_ID,
-        ("pot_index", "INTEGER", "The pot (pots.pot_index). Key: hand_key, pot_index, player."),
+        ("pot_index", "INTEGER", "The pot (pots.pot_index)."),
         ("pot", "VARCHAR", "The pot's name (pots.name)."),
         ("player", "VARCHAR", "A player who should receive or collected something from the pot."),
         ("should_award", "BIGINT", "What the rules give the player from this pot, in unit."),
@@ -136,7 +136,7 @@ TABLES: Final[dict[str, tuple[Column, ...]]] = {
                                 "whole session (STANDINGS)."),
         _FILE_SHA,
         ("hand_id", "VARCHAR", "The hand's number; null for a session's findings."),
-        ("seq", "INTEGER", "Position in the file, from 0. Key: file_sha, seq."),
+        ("seq", "INTEGER", "Position in the file, from 0."),
         ("file", "VARCHAR", "The file's path."),
         ("session", "VARCHAR", "The session."),
         ("rule", "VARCHAR", "The rule id (RULES.md)."),
@@ -158,7 +158,7 @@ TABLES: Final[dict[str, tuple[Column, ...]]] = {
         ("file", "VARCHAR", "The file's path."),
         ("session", "VARCHAR", "The session."),
         ("profile", "VARCHAR", "The profile the block would have been audited under."),
-        ("line", "INTEGER", "The line of the error. Key: hand_key."),
+        ("line", "INTEGER", "The line of the error."),
         ("col", "INTEGER", "The column of the error."),
         ("first_line", "INTEGER", "The block's first line."),
         ("end_line", "INTEGER", "The block's last line."),
@@ -168,7 +168,7 @@ TABLES: Final[dict[str, tuple[Column, ...]]] = {
     "unsupported_hands": (
         _HAND_KEY, _FILE_SHA, _HAND_ID,
         ("file", "VARCHAR", "The file's path."),
-        ("line", "INTEGER", "The hand's first line. Key: hand_key."),
+        ("line", "INTEGER", "The hand's first line."),
         ("end_line", "INTEGER", "The hand's last line."),
         ("session", "VARCHAR", "The session."),
         ("profile", "VARCHAR", "The profile it would have been audited under."),
