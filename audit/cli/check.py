@@ -36,8 +36,8 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
           fail_on: str, lang: str, output: str | None, quiet: bool) -> None:
     """Replay every hand in PATHS and report every rule broken (nothing is written).
 
-    PATHS are files or folders: a folder means every *.txt in it and in its sub-folders; '-' is standard input
-    (./- is a file named '-'). The text output lists the findings hand by hand, then counts them by rule, by
+    PATHS are files or folders: a folder means every *.txt file in it, searched through the folders inside it
+    too; '-' is standard input (./- is a file named '-'). The text output lists the findings hand by hand, then counts them by rule, by
     file and in all. On a terminal, progress (files, hands, hands per second) shows on stderr while it runs.
     """
     from audit import check as checking

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import time
 from typing import IO, Any
@@ -32,7 +33,7 @@ class ProgressLine:
         if not force and now - self._last < INTERVAL:
             return
         self._last = now
-        width = shutil.get_terminal_size((80, 24)).columns - 1
+        width = _columns(self.stream) - 1
         line = printable(text)
         if len(line) > width:
             line = line[:max(width - 1, 0)] + "…"
@@ -54,6 +55,14 @@ class ProgressLine:
         return _Clearing(out, self)
 
 
+def _columns(stream: Any) -> int:
+    """The width of the terminal ``stream`` writes to."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return shutil.get_terminal_size((80, 24)).columns
+
+
 def _is_terminal(stream: Any) -> bool:
     try:
         return bool(stream.isatty())
@@ -63,7 +72,7 @@ def _is_terminal(stream: Any) -> bool:
 
 def rate_text(files_done: int, files: int, hands: int, seconds: float) -> str:
     """``3/10 files  12,345 hands  5,012 hands/s``."""
-    rate = f"  {hands / seconds:,.0f} hands/s" if seconds > 0.5 and hands else ""
+    rate = f"  {hands / seconds:,.0f} hands/s" if seconds > 0.2 and hands else ""
     return f"{files_done:,}/{files:,} file{'s' if files != 1 else ''}  {hands:,} hand{'s' if hands != 1 else ''}{rate}"
 
 

@@ -635,6 +635,8 @@ def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str,
     if count < workers and len(jobs) > count:
         tell("note", f"using {counted(count, 'worker')} (one per core this machine gives the ingest)")
     state = IngestProgress(len(jobs), bytes_total=sum(j.size for j in jobs))
+    if count > 1 and jobs:
+        state.current = jobs[0].path  # workers: the file the database waits for (files are stored in order)
     on_bytes = on_hands = None
     if progress is not None:
         def on_bytes(n: int) -> None:
@@ -679,7 +681,7 @@ def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str,
                 if isinstance(out, FileRows):
                     finished_hands += out.hands + out.parse_errors + out.skipped_hands
                 state.done += 1
-                state.current = ""
+                state.current = jobs[state.done].path if count > 1 and state.done < len(jobs) else ""
                 state.bytes_done, state.hands = finished_bytes, finished_hands
                 progress(state)
     except KeyboardInterrupt:
