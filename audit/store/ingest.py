@@ -38,12 +38,17 @@ from audit.textout import counted
 
 BATCH_HANDS = 250
 """Rows are turned into Arrow record batches every this many hands (compact columns, not Python tuples)."""
-APPEND_ROWS = 5_000
-"""Rows of one table handed to DuckDB at a time, inside the file's transaction."""
+APPEND_ROWS = 20_000
+"""Rows of one table handed to DuckDB at a time, inside the file's transaction (fewer, larger inserts cost less
+CPU; 20,000 rows of actions take about 3 MB)."""
 DUCKDB_MEMORY = "96MB"
 """DuckDB's memory while ingesting: a large file's uncommitted rows beyond it wait in DuckDB's temporary files
 (bench/bigfile.py --ingest: a 1 GB file in one transaction stays under 300 MB in all). Not for a database made by
 audit 0.1.0, whose index on ``hands`` must fit in memory whole when a file commits."""
+SPILL_COMPRESSED = 32 << 20
+"""A worker compresses the rows it spills (lz4: a fifth of the disk) for an input file larger than this; a smaller
+file's rows go uncompressed, which saves the two processes 9% of their CPU time (bench/ingest.py, 2,000-hand
+files) for a few megabytes of temporary disk."""
 MAX_WORKERS = 64
 """The most ``--workers`` accepted; a run uses at most one worker per core (and per file)."""
 
@@ -126,14 +131,23 @@ class _Table:
         self.name = name
         self.schema = pa.schema([(col, _arrow_type(typ)) for col, typ in SCHEMA[name]])
         self.batches: list[Any] = []
+        names = self.schema.names
+        # actions.card_list is made here from actions.cards (Arrow's string kernels: a Python list per line
+        # cost a tenth of the rows' time)
+        self.card_list = names.index("card_list") if name == "actions" else -1
+        self.cards = names.index("cards") if name == "actions" else -1
 
     def batch(self, columns: list[Any]) -> Any:
         """A record batch from one list of values per column (``None`` for empty columns)."""
         import pyarrow as pa
+        import pyarrow.compute as pc
 
         if not columns or not len(columns[0]):
             return None
         arrays = [pa.array(col, type=f.type) for col, f in zip(columns, self.schema)]
+        if self.card_list >= 0:
+            cards = pc.replace_substring(arrays[self.cards], pattern=" | ", replacement=" ")
+            arrays[self.card_list] = pc.split_pattern(cards, pattern=" ")
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
     def table(self) -> Any:
@@ -228,10 +242,12 @@ class _StoreSink:
 
 
 class _SpillSink:
-    """A worker's batches, written to one Arrow stream file per table (``prefix<table>.arrows``)."""
+    """A worker's batches, written to one Arrow stream file per table (``prefix<table>.arrows``), compressed
+    for a large file only (``SPILL_COMPRESSED``)."""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, compress: bool = False) -> None:
         self.prefix = prefix
+        self.compress = compress
         self.writers: dict[str, Any] = {}
         self.paths: dict[str, str] = {}
 
@@ -241,7 +257,7 @@ class _SpillSink:
         writer = self.writers.get(table)
         if writer is None:
             path = f"{self.prefix}{table}.arrows"
-            compression = "lz4" if pa.Codec.is_available("lz4") else None  # a fifth of the disk, little CPU
+            compression = "lz4" if self.compress and pa.Codec.is_available("lz4") else None
             writer = pa.ipc.new_stream(path, batch.schema, options=pa.ipc.IpcWriteOptions(compression=compression))
             self.writers[table] = writer
             self.paths[table] = path
@@ -340,7 +356,7 @@ def audit_file_rows(job: IngestJob, progress: Callable[[int], None] | None = Non
 def run_job(job: IngestJob, spill_prefix: str | None = None) -> FileRows | FileFailure:
     """Worker entry point: a file's rows (written to Arrow stream files named ``spill_prefix…`` when given), or
     why it was skipped (never raises)."""
-    sink = _SpillSink(spill_prefix) if spill_prefix is not None else None
+    sink = _SpillSink(spill_prefix, job.size > SPILL_COMPRESSED) if spill_prefix is not None else None
     try:
         rows = audit_file_rows(job, sink=sink)
         if sink is not None:
@@ -608,9 +624,10 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
     load_profile(profile).with_options(list(options))  # a bad profile or option stops the run before any work
     files = expand_paths(paths)
     summary = IngestSummary(db, files=len(files))
-    # With workers, one DuckDB thread: the workers have the cores, and DuckDB's own threads only add their
-    # overhead (bench/ingest.py, 100,000 hands, 2 workers: 36.7 -> 34.3 CPU s).
-    threads = 1 if workers > 1 else None
+    # One DuckDB thread: the audit (this process or the workers) has the cores, and DuckDB's own threads only
+    # add their overhead (bench/ingest.py, 100,000 hands, 2 workers: 36.7 -> 34.3 CPU s; 20,000 hands in this
+    # process: 4.6 -> 4.2 CPU s, and no slower by the clock).
+    threads = 1
     store = Store.open(db, threads=threads, memory_limit=DUCKDB_MEMORY)
     if store.has_index("hands"):  # a database made by audit 0.1.0: its index on hands must fit in memory whole
         store.close()

@@ -102,57 +102,54 @@ def _join(cards: tuple[str, ...] | None) -> str | None:
     return None if cards is None else " ".join(cards)
 
 
-def _listed(cards: tuple[str, ...] | None) -> list[str] | None:
-    return None if cards is None else list(cards)
-
-
-def action_row(item: object, street: str) -> Row | None:
-    """(line, street, player, kind, amount, to_amount, all_in, timed_out, took, cards, detail, card_list) of a
-    body item."""
+def action_row(item: object, street: str, pot_of_line: dict[int, int] | None = None) -> Row | None:
+    """(line, street, player, kind, amount, to_amount, all_in, timed_out, took, cards, detail, card_list,
+    pot_index) of a body item. ``card_list`` is left empty: the Arrow batch makes it from ``cards``
+    (``audit.store.ingest``), far faster than a Python list per line; ``pot_of_line`` gives a collect line's
+    pot."""
     if isinstance(item, Action):
         return (item.line, street, item.player, item.kind, item.amount, item.to, item.all_in, item.timed_out,
-                item.took, None, None, None)
+                item.took, None, None, None, None)
     if isinstance(item, Dealt):
-        every: list[str] = []
-        for group in item.groups:
-            every.extend(group)
         return (item.line, street, item.player, "dealt", None, None, None, None, None,
-                " | ".join([" ".join(g) for g in item.groups]), None, every)
+                " | ".join([" ".join(g) for g in item.groups]), None, None, None)
     if isinstance(item, Post):
         return (item.line, street, item.player, "post " + item.kind, item.amount, None, item.all_in, None, None,
-                None, None, None)
+                None, None, None, None)
     if isinstance(item, Discard):
         return (item.line, street, item.player, "discard", item.count, None, None, None, item.took,
-                _join(item.cards), None, _listed(item.cards))
+                _join(item.cards), None, None, None)
     if isinstance(item, StandPat):
         return (item.line, street, item.player, "stand pat", None, None, None, item.timed_out, item.took, None,
-                None, None)
+                None, None, None)
     if isinstance(item, Show):
         return (item.line, street, item.player, "show", None, None, None, None, None, _join(item.cards),
-                item.description, _listed(item.cards))
+                item.description, None, None)
     if isinstance(item, Collect):
-        return (item.line, street, item.player, "collect", item.amount, None, None, None, None, None, item.pot, None)
+        return (item.line, street, item.player, "collect", item.amount, None, None, None, None, None, item.pot, None,
+                pot_of_line.get(item.line) if pot_of_line is not None else None)
     if isinstance(item, Uncalled):
         return (item.line, street, item.player, "uncalled returned", item.amount, None, None, None, None, None,
-                None, None)
+                None, None, None)
     if isinstance(item, Muck):
-        return (item.line, street, item.player, "muck", None, None, None, None, None, None, None, None)
+        return (item.line, street, item.player, "muck", None, None, None, None, None, None, None, None, None)
     if isinstance(item, Parole):
         return (item.line, street, item.player, "parole " + item.kind, None, None, None, None, item.took, None,
-                None, None)
+                None, None, None)
     if isinstance(item, NoPlay):
-        return (item.line, street, item.player, item.kind, None, None, None, None, None, None, None, None)
+        return (item.line, street, item.player, item.kind, None, None, None, None, None, None, None, None, None)
     if isinstance(item, DeckLine):
-        return (item.line, street, None, "deck", None, None, None, None, None, _join(item.cards), None,
-                _listed(item.cards))
+        return (item.line, street, None, "deck", None, None, None, None, None, _join(item.cards), None, None,
+                None)
     if isinstance(item, Reshuffle):
-        return (item.line, street, None, "reshuffle", None, None, None, None, None, _join(item.cards), None,
-                _listed(item.cards))
+        return (item.line, street, None, "reshuffle", None, None, None, None, None, _join(item.cards), None, None,
+                None)
     if isinstance(item, Score):
-        return (item.line, street, item.player, "score", item.points, None, None, None, None, None, None, None)
+        return (item.line, street, item.player, "score", item.points, None, None, None, None, None, None, None,
+                None)
     if isinstance(item, Event):
         return (item.line, street, item.player, "event", None, None, None, None, None, None,
-                item.kind + ": " + item.text if item.text else item.kind, None)
+                item.kind + ": " + item.text if item.text else item.kind, None, None)
     return None  # Marker, SummaryTotal: they shape the hand row and the street column instead
 
 
@@ -212,10 +209,12 @@ class RowBuilder:
         key: str | None = None
         profile = audited.profile
         if profile is not None and audited.session is not None:
-            self._session_profile[audited.session] = profile
+            if self._session_profile.get(audited.session) != profile:
+                self._session_profile[audited.session] = profile
         elif profile is None and audited.session is not None:
             profile = self._session_profile.get(audited.session)  # the session's end: its standings
-        self._pots = {}
+        if self._pots:
+            self._pots = {}
         if result is not None:
             key = self._hand(result, audited)
         elif audited.failure is not None:
@@ -325,9 +324,8 @@ class RowBuilder:
                 continue
             if isinstance(item, SummaryTotal):
                 continue
-            row = action_row(item, street)
+            row = action_row(item, street, pot_of_line)
             if row is not None:
-                collected_from = pot_of_line.get(row[0]) if isinstance(item, Collect) else None
-                actions.append((key, sha, hid, seq) + row + (collected_from,))
+                actions.append((key, sha, hid, seq) + row)
                 seq += 1
         return key
