@@ -373,3 +373,16 @@ def test_store_frame_gives_the_rows_of_audit_sql(db: Path, tmp_path: Path) -> No
             args = ["report", name, "--db", str(db), "-f", "parquet", "-o", str(out), "--profile", "home-open"]
             assert CliRunner().invoke(main, args).exit_code == 0
             assert store.frame(name, profile="home-open").equals(pl.read_parquet(out)), name
+
+
+def test_the_store_imports_no_click() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, pkgutil, importlib, audit.store\n"
+            "for m in pkgutil.iter_modules(audit.store.__path__):\n"
+            "    importlib.import_module('audit.store.' + m.name)\n"
+            "import audit.frames\n"
+            "print('click' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr

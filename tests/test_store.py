@@ -1,4 +1,4 @@
-"""``audit ingest`` and ``audit export``: the DuckDB store (audit.store, audit.ingest, audit.cli_store)."""
+"""``audit ingest`` and ``audit export``: the DuckDB store (audit.store.db, audit.store.ingest, audit.cli.store)."""
 
 from __future__ import annotations
 

@@ -171,7 +171,7 @@ Sink = Callable[[str, Any], None]
 
 
 class FileBuilder:
-    """The rows of one file (``audit.rows``, compiled) as Arrow record batches, one every ``BATCH_HANDS`` hands,
+    """The rows of one file (``audit.store.rows``, compiled) as Arrow record batches, one every ``BATCH_HANDS`` hands,
     handed to ``sink`` as they are made (kept, without a sink)."""
 
     def __init__(self, sha256: str, file: str, sink: Sink | None = None,
