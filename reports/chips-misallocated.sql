@@ -20,9 +20,9 @@ WITH money AS (
     FROM player_hands AS p
     JOIN money AS m USING (hand_key)
     WHERE p.misallocated <> 0 AND ($from_date IS NULL OR p.play_date >= CAST($from_date AS DATE))
-  AND ($to_date IS NULL OR p.play_date <= CAST($to_date AS DATE))
-  AND ($profile IS NULL OR p.profile = $profile)
-  AND ($table_name IS NULL OR p.table_name = $table_name)
+      AND ($to_date IS NULL OR p.play_date <= CAST($to_date AS DATE))
+      AND ($profile IS NULL OR p.profile = $profile)
+      AND ($table_name IS NULL OR p.table_name = $table_name)
 )
 SELECT player,
        unit,

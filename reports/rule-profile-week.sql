@@ -8,9 +8,9 @@ WITH played AS (
     SELECT profile, week, count(*) AS hands_played
     FROM hand_details AS x
     WHERE x.audited AND ($from_date IS NULL OR x.play_date >= CAST($from_date AS DATE))
-  AND ($to_date IS NULL OR x.play_date <= CAST($to_date AS DATE))
-  AND ($profile IS NULL OR x.profile = $profile)
-  AND ($table_name IS NULL OR x.table_name = $table_name)
+      AND ($to_date IS NULL OR x.play_date <= CAST($to_date AS DATE))
+      AND ($profile IS NULL OR x.profile = $profile)
+      AND ($table_name IS NULL OR x.table_name = $table_name)
     GROUP BY profile, week
 )
 SELECT f.rule,

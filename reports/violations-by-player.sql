@@ -9,9 +9,9 @@ WITH played AS (
     SELECT player, count(*) AS hands_played
     FROM player_hands AS x
     WHERE ($from_date IS NULL OR x.play_date >= CAST($from_date AS DATE))
-  AND ($to_date IS NULL OR x.play_date <= CAST($to_date AS DATE))
-  AND ($profile IS NULL OR x.profile = $profile)
-  AND ($table_name IS NULL OR x.table_name = $table_name)
+      AND ($to_date IS NULL OR x.play_date <= CAST($to_date AS DATE))
+      AND ($profile IS NULL OR x.profile = $profile)
+      AND ($table_name IS NULL OR x.table_name = $table_name)
     GROUP BY player
 ), named AS (
     SELECT player,
@@ -22,9 +22,9 @@ WITH played AS (
     FROM (SELECT *, count(*) FILTER (WHERE severity = 'violation') OVER (PARTITION BY player, rule) AS count_by_rule
           FROM finding_details AS x
           WHERE x.player IS NOT NULL AND ($from_date IS NULL OR x.play_date >= CAST($from_date AS DATE))
-  AND ($to_date IS NULL OR x.play_date <= CAST($to_date AS DATE))
-  AND ($profile IS NULL OR x.profile = $profile)
-  AND ($table_name IS NULL OR x.table_name = $table_name))
+            AND ($to_date IS NULL OR x.play_date <= CAST($to_date AS DATE))
+            AND ($profile IS NULL OR x.profile = $profile)
+            AND ($table_name IS NULL OR x.table_name = $table_name))
     GROUP BY player
 )
 SELECT n.player,

@@ -7,15 +7,15 @@
 WITH f AS (
     SELECT * FROM finding_details AS x
     WHERE ($from_date IS NULL OR x.play_date >= CAST($from_date AS DATE))
-  AND ($to_date IS NULL OR x.play_date <= CAST($to_date AS DATE))
-  AND ($profile IS NULL OR x.profile = $profile)
-  AND ($table_name IS NULL OR x.table_name = $table_name)
+      AND ($to_date IS NULL OR x.play_date <= CAST($to_date AS DATE))
+      AND ($profile IS NULL OR x.profile = $profile)
+      AND ($table_name IS NULL OR x.table_name = $table_name)
 ), h AS (
     SELECT count(*) AS hands FROM hand_details AS x
     WHERE x.audited AND ($from_date IS NULL OR x.play_date >= CAST($from_date AS DATE))
-  AND ($to_date IS NULL OR x.play_date <= CAST($to_date AS DATE))
-  AND ($profile IS NULL OR x.profile = $profile)
-  AND ($table_name IS NULL OR x.table_name = $table_name)
+      AND ($to_date IS NULL OR x.play_date <= CAST($to_date AS DATE))
+      AND ($profile IS NULL OR x.profile = $profile)
+      AND ($table_name IS NULL OR x.table_name = $table_name)
 )
 SELECT f.rule,
        f.severity,
