@@ -107,6 +107,24 @@ def test_every_table_view_and_column_has_a_comment(db: Path) -> None:
     assert "Key: hand_key, seq" in tables["actions"]
 
 
+def test_the_comments_are_the_schemas(db: Path) -> None:
+    """What an analyst reads in the database is what audit/store/schema.py says (written by COMMENT ON)."""
+    from audit.store.schema import TABLE_COMMENTS, TABLES
+
+    stored = {(t, c): comment for t, c, comment in rows(
+        db, "SELECT table_name, column_name, comment FROM duckdb_columns() WHERE database_name = current_database()")}
+    for table, columns in TABLES.items():
+        for name, _, comment in columns:
+            assert stored[(table, name)] == comment, (table, name)
+    for view, (_, _, columns) in VIEWS.items():
+        for name, comment in columns:
+            assert stored[(view, name)] == comment, (view, name)
+    tables = dict(rows(db, "SELECT table_name, comment FROM duckdb_tables() WHERE database_name = current_database()"))
+    views = dict(rows(db, "SELECT view_name, comment FROM duckdb_views() WHERE database_name = current_database()"))
+    assert {t: tables[t] for t in TABLE_COMMENTS} == TABLE_COMMENTS
+    assert {v: views[v] for v in VIEWS} == {v: comment for v, (_, comment, _) in VIEWS.items()}
+
+
 def test_columns_of_interface_v1_keep_their_place(db: Path) -> None:
     hands = [c for (c,) in rows(db, "SELECT column_name FROM duckdb_columns() WHERE table_name = 'hands' AND "
                                     "database_name = current_database() ORDER BY column_index")]
