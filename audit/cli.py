@@ -80,8 +80,8 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
 
 def _register() -> None:
     """Commands that live in their own modules (each keeps its heavy imports inside the command)."""
-    from audit import cli_explain, cli_simulate, cli_store
-    for module in (cli_store, cli_explain, cli_simulate):
+    from audit import cli_explain, cli_serve, cli_simulate, cli_store
+    for module in (cli_store, cli_explain, cli_simulate, cli_serve):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -136,7 +136,7 @@ class Store:
         try:
             con = duckdb.connect(name, read_only=read_only)
         except duckdb.Error as exc:
-            raise AuditError(f"{name}: cannot open the database ({_first_line(exc)})") from None
+            raise AuditError(open_error(name, exc)) from None
         store = cls(con, name, read_only)
         if read_only:
             store._check_version()
@@ -196,36 +196,52 @@ class Store:
     def has_file(self, sha256: str) -> bool:
         return self.con.execute("SELECT 1 FROM files WHERE file_sha = ?", [sha256]).fetchone() is not None
 
-    def write_file(self, rows: FileRows, ingested_at: Any = None) -> bool:
-        """Add one file's rows in one transaction; ``False`` (nothing written) if the file is already there."""
+    def begin_file(self, sha256: str) -> bool:
+        """Open the transaction of one file; ``False`` (and no transaction) if the file is already stored."""
+        self.con.execute("BEGIN TRANSACTION")
+        if self.has_file(sha256):
+            self.con.execute("ROLLBACK")
+            return False
+        return True
+
+    def append(self, table: str, data: Any) -> None:
+        """Rows for ``table`` inside the open transaction: a ``pyarrow.Table``, record batch or batch reader."""
+        names = [name for name, _ in SCHEMA[table]]
+        if list(data.schema.names) != names:
+            raise AuditError(f"internal: the {table} rows do not have the table's columns")
+        # INSERT INTO <table> SELECT * FROM <arrow scan>: registering a view per table instead would change the
+        # catalog inside every file's transaction, three times slower.
+        self.con.from_arrow(data).insert_into(table)
+
+    def append_file(self, rows: FileRows, ingested_at: Any = None) -> None:
+        """Every row of one file, its ``files`` row last, inside the open transaction (not committed)."""
         import datetime as dt
 
-        con = self.con
+        for table in DATA_TABLES:
+            frame = rows.tables.get(table)
+            if frame is not None and frame.num_rows:
+                self.append(table, frame)
         when = ingested_at or dt.datetime.now().replace(microsecond=0)
-        con.execute("BEGIN TRANSACTION")
+        self.con.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         [rows.sha256, rows.path, rows.size, when, rows.default_profile, rows.hands,
+                          rows.parse_errors, rows.findings, _version()])
+
+    def rollback(self) -> None:
+        """Undo the open transaction (nothing if the connection already lost it)."""
         try:
-            if self.has_file(rows.sha256):
-                con.execute("ROLLBACK")
-                return False
-            for table in DATA_TABLES:
-                frame = rows.tables.get(table)
-                if frame is None or frame.num_rows == 0:
-                    continue
-                names = [name for name, _ in SCHEMA[table]]
-                if list(frame.schema.names) != names:
-                    raise AuditError(f"internal: the {table} rows do not have the table's columns")
-                # INSERT INTO <table> SELECT * FROM <arrow scan>: registering a view per table instead would
-                # change the catalog inside every file's transaction, three times slower.
-                con.from_arrow(frame).insert_into(table)
-            con.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        [rows.sha256, rows.path, rows.size, when, rows.default_profile, rows.hands,
-                         rows.parse_errors, rows.findings, _version()])
-            con.execute("COMMIT")
+            self.con.execute("ROLLBACK")
+        except Exception:  # pragma: no cover - the connection is gone; the transaction died with it
+            pass
+
+    def write_file(self, rows: FileRows, ingested_at: Any = None) -> bool:
+        """Add one file's rows in one transaction; ``False`` (nothing written) if the file is already there."""
+        if not self.begin_file(rows.sha256):
+            return False
+        try:
+            self.append_file(rows, ingested_at)
+            self.con.execute("COMMIT")
         except BaseException:
-            try:
-                con.execute("ROLLBACK")
-            except Exception:  # pragma: no cover - the connection is gone; the transaction died with it
-                pass
+            self.rollback()
             raise
         return True
 
@@ -294,6 +310,21 @@ class Store:
                 self.con.execute(f"COPY ({select}) TO '{quoted}' (FORMAT PARQUET, PARTITION_BY (session_date), "
                                  "OVERWRITE_OR_IGNORE)")
         return written
+
+
+def open_error(name: str, exc: BaseException) -> str:
+    """Why the database ``name`` could not be opened, in plain words: another program holding it (DuckDB lets one
+    process write a file; ``audit serve`` keeps its database open) is said as such, not as a lock error."""
+    import re
+
+    text = str(exc)
+    if "Could not set lock" in text or "Conflicting lock" in text:
+        pid = re.search(r"\(PID (\d+)\)", text)
+        holder = f" (process {pid.group(1)})" if pid else ""
+        return (f"{name}: the database is in use by another program{holder}, such as 'audit serve' or another "
+                "'audit ingest'; DuckDB lets only one program use a database file at a time. Upload through the "
+                "service, or stop it and try again")
+    return f"{name}: cannot open the database ({_first_line(exc)})"
 
 
 def _first_line(exc: BaseException) -> str:
