@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -77,45 +77,39 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
 
 
 def run(settings: Settings, out: Any = None) -> None:
-    """Serve until SIGTERM or SIGINT (``AuditError`` before listening if the database cannot be opened)."""
+    """Serve until SIGTERM or SIGINT, then return (``AuditError`` before listening if the database cannot be
+    opened): the requests in flight finish, the queued writes are made, the database is closed."""
+    import contextlib
+
     import uvicorn
 
     out = out or sys.stdout
     service = Service(settings)
     service.start()  # before listening: a database another program holds is one clear line, exit 2
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                ports = [sock.getsockname()[1] for server in self.servers for sock in server.sockets]
+                host = settings.host if ":" not in settings.host else f"[{settings.host}]"
+                out.write(f"audit serve: http://{host}:{ports[0] if ports else settings.port}/ "
+                          f"(database {settings.db}; Ctrl-C stops)\n")
+                out.flush()
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            with super().capture_signals():
+                yield
+                self._captured_signals.clear()  # stopped cleanly: exit 0, not by the signal again
+
     try:
-        app = create_app(settings, service)
-        config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning",
-                                timeout_graceful_shutdown=30, limit_concurrency=200, timeout_keep_alive=5,
-                                access_log=False)
-        server = _Server(config, settings, out)
-        server.run()
+        config = uvicorn.Config(create_app(settings, service), host=settings.host, port=settings.port,
+                                log_level="warning", timeout_graceful_shutdown=30, limit_concurrency=200,
+                                timeout_keep_alive=5, access_log=False)
+        Server(config).run()
     finally:
         if service._db is not None:
             service.stop()
-
-
-class _Server:
-    """uvicorn's server, saying where it listens once it does."""
-
-    def __init__(self, config: Any, settings: Settings, out: Any) -> None:
-        import uvicorn
-
-        settings_ = settings
-
-        class Server(uvicorn.Server):
-            async def startup(self, sockets: Any = None) -> None:
-                await super().startup(sockets)
-                if self.started:
-                    port = settings_.port
-                    for server in self.servers:
-                        for sock in server.sockets:
-                            port = sock.getsockname()[1]
-                    host = settings_.host if ":" not in settings_.host else f"[{settings_.host}]"
-                    out.write(f"audit serve: http://{host}:{port}/ (database {settings_.db}; Ctrl-C stops)\n")
-                    out.flush()
-
-        self.server = Server(config)
-
-    def run(self) -> None:
-        self.server.run()
+    out.write("audit serve: stopped\n")
+    out.flush()

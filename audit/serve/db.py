@@ -3,12 +3,12 @@ routes make, each scoped to one club.
 
 The service's tables:
 
-- ``uploads``: one row per club and log (``club``, ``sha256`` of the bytes, the ``name`` given, ``size``,
-  ``received_at``, the ``profile`` asked for, the counts the upload answered, and ``file_sha``: the key of the
-  log's rows in the store's tables). The store keys a log by its SHA-256, so two clubs that upload the same bytes
-  share its rows; a log uploaded under another profile than the one its rows were audited under gets rows of its
-  own, keyed by ``sha256("<sha256> <profile>")``.
-- ``upload_texts``: the bytes of every uploaded log (``sha256`` → ``content``), to explain its hands later.
+- ``uploads``: one row per club and log: ``club``, ``sha256`` of the bytes, the ``name`` given, ``size``,
+  ``received_at``, the ``profile`` asked for, ``file_sha`` (the key of the log's rows in the store's tables),
+  ``wrote_rows`` (this upload audited the log; else its rows were there already), the counts the upload
+  answered, and ``content``: the bytes, to explain the log's hands later. The store keys a log by its SHA-256,
+  so two clubs that upload the same bytes share its rows; bytes uploaded under another profile than the one
+  their rows were audited under get rows of their own, keyed by ``sha256("<sha256> <profile>")``.
 - ``tokens``: ``token_id``, ``club``, ``token_hash`` (SHA-256 of the token; the token itself is never stored),
   ``created_at``.
 
@@ -46,8 +46,7 @@ SERVICE_TABLES = (
     "CREATE TABLE IF NOT EXISTS uploads (club VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, name VARCHAR NOT NULL, "
     "size BIGINT NOT NULL, received_at TIMESTAMP NOT NULL, profile VARCHAR NOT NULL, file_sha VARCHAR NOT NULL, "
     "wrote_rows BOOLEAN NOT NULL, hands INTEGER NOT NULL, violations INTEGER NOT NULL, warnings INTEGER NOT NULL, "
-    "errors INTEGER NOT NULL, PRIMARY KEY (club, sha256))",
-    "CREATE TABLE IF NOT EXISTS upload_texts (sha256 VARCHAR PRIMARY KEY, content BLOB NOT NULL)",
+    "errors INTEGER NOT NULL, content BLOB NOT NULL, PRIMARY KEY (club, sha256))",
     "CREATE TABLE IF NOT EXISTS tokens (token_id VARCHAR PRIMARY KEY, club VARCHAR NOT NULL, "
     "token_hash VARCHAR NOT NULL UNIQUE, created_at TIMESTAMP NOT NULL)",
 )
@@ -163,6 +162,8 @@ class ServiceDB:
             self.create_tables(self.con)
             row = self.con.execute("SELECT current_database()").fetchone()
             self.catalog = str(row[0]) if row else "main"
+            # Read once: `audit token` cannot change them while the service holds the database.
+            self.tokens: dict[str, str] = dict(self.con.execute("SELECT token_hash, club FROM tokens").fetchall())
         except BaseException:
             self.store.close()
             raise
@@ -251,15 +252,13 @@ class ServiceDB:
             "ORDER BY c.received_at DESC, c.name, f.seq LIMIT ?", params + [limit]).fetchall()
         return [{"name": r[0], "sha256": r[1], **_finding(r[2:])} for r in rows]
 
-    def text(self, upload: Upload) -> bytes | None:
-        """The bytes of a log: kept for an upload; for a log of ``audit ingest``, the file it was read from if
-        it still holds the same bytes; else ``None``."""
-        rows = self.cursor().execute("SELECT content FROM upload_texts WHERE sha256 = ?",
-                                     [upload.sha256]).fetchall()
-        if rows:
-            return bytes(rows[0][0])
+    def text(self, club: str, upload: Upload) -> bytes | None:
+        """The bytes of a club's log: kept with its upload; for a log of ``audit ingest``, the file it was read
+        from if that still holds the same bytes; else ``None``."""
         if upload.uploaded:
-            return None
+            rows = self.cursor().execute("SELECT content FROM uploads WHERE club = ? AND sha256 = ?",
+                                         [club, upload.sha256]).fetchall()
+            return bytes(rows[0][0]) if rows else None
         try:
             data = Path(upload.name).read_bytes()
         except OSError:
@@ -267,13 +266,17 @@ class ServiceDB:
         return data if hashlib.sha256(data).hexdigest() == upload.sha256 else None
 
     def plan(self, club: str, sha256: str, profile: str) -> Plan:
-        """Where an upload's rows go: see ``Plan``."""
-        seen = self.upload(club, sha256)
+        """Where an upload's rows go: see ``Plan`` (two indexed look-ups when the bytes are new)."""
+        cur = self.cursor()
+        label = profile_label(profile, ())
+        derived = derived_key(sha256, label)
+        stored = dict(cur.execute("SELECT file_sha, default_profile FROM files WHERE file_sha IN (?, ?)",
+                                  [sha256, derived]).fetchall())
+        seen = find_upload(cur, club, sha256, sha256 in stored)
         if seen is not None:
             return Plan(seen, "", False)
-        key = storage_key(self.cursor(), sha256, profile_label(profile, ()))
-        stored = self.cursor().execute("SELECT 1 FROM files WHERE file_sha = ?", [key]).fetchall()
-        return Plan(None, key, not stored)
+        key = sha256 if stored.get(sha256, label) == label else derived
+        return Plan(None, key, key not in stored)
 
     def report(self, club: str, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
         """A report's SQL over the club's rows only: on a cursor of its own, each table of the store is shadowed
@@ -296,13 +299,15 @@ class ServiceDB:
 
     def club_of(self, token: str) -> str | None:
         """The club of a presented token (``None``: no such token)."""
-        from audit.serve.tokens import club_of
+        from audit.serve.tokens import TOKEN_PREFIX, token_hash
 
-        return club_of(self.cursor(), token)
+        if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
+            return None
+        return self.tokens.get(token_hash(token))
 
     def has_tokens(self) -> bool:
         """Whether any token is defined (then every API request needs one)."""
-        return bool(self.cursor().execute("SELECT count(*) FROM tokens").fetchall()[0][0])
+        return bool(self.tokens)
 
 
 def report_files() -> dict[str, Any]:
@@ -312,12 +317,9 @@ def report_files() -> dict[str, Any]:
     return dict(load_reports())
 
 
-def storage_key(cur: duckdb.DuckDBPyConnection, sha256: str, label: str) -> str:
-    """The key of a log's rows: its SHA-256, as ``audit ingest`` keys it, unless rows of those bytes audited under
-    another profile are stored already; then a key of its own for this profile."""
-    rows = cur.execute("SELECT default_profile FROM files WHERE file_sha = ?", [sha256]).fetchall()
-    if not rows or rows[0][0] == label:
-        return sha256
+def derived_key(sha256: str, label: str) -> str:
+    """The key of a log's rows when rows of the same bytes audited under another profile are stored already (the
+    key is the log's SHA-256 otherwise, as ``audit ingest`` keys it)."""
     return hashlib.sha256(f"{sha256} {label}".encode()).hexdigest()
 
 
@@ -335,11 +337,23 @@ def _is_sha256(text: str) -> bool:
     return re.fullmatch(r"[0-9a-fA-F]{64}", text) is not None
 
 
-def find_upload(cur: duckdb.DuckDBPyConnection, club: str, sha256: str) -> Upload | None:
-    """The log of ``club`` with these bytes, if it has one."""
-    sql, params = club_files(club, sha256)
-    rows = cur.execute(sql, params).fetchall()
-    return _upload(rows[0]) if rows else None
+def find_upload(cur: duckdb.DuckDBPyConnection, club: str, sha256: str, stored: bool = True) -> Upload | None:
+    """The log of ``club`` with these bytes, if it has one (indexed look-ups: every upload asks this).
+    ``stored`` False: the caller knows no rows are keyed by ``sha256`` (then it is no log of ``audit ingest``)."""
+    found = cur.execute(f"SELECT {', '.join(_UPLOAD_COLUMNS[:-1])}, true FROM uploads WHERE club = ? AND sha256 = ?",
+                        [club, sha256]).fetchall()
+    if found:
+        return _upload(found[0])
+    if club != LOCAL_CLUB or not stored:
+        return None
+    ingested = cur.execute("SELECT file_sha, file_sha, path, size, ingested_at, default_profile, hands FROM files "
+                           "WHERE file_sha = ?", [sha256]).fetchall()
+    if not ingested or cur.execute("SELECT 1 FROM uploads WHERE file_sha = ? AND wrote_rows LIMIT 1",
+                                   [sha256]).fetchall():
+        return None
+    severities = Counter(dict(cur.execute("SELECT severity, count(*) FROM findings WHERE file_sha = ? GROUP BY 1",
+                                          [sha256]).fetchall()))
+    return _upload((*ingested[0], severities["violation"], severities["warning"], severities["error"], False))
 
 
 def _finding(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -369,16 +383,18 @@ def audit_upload(data: bytes, name: str, profile: str, key: str) -> FileRows:
 
 def write_upload(cur: duckdb.DuckDBPyConnection, job: UploadWrite) -> Outcome:
     """Store one upload in one transaction (the writer thread runs this): the log's rows unless stored already,
-    its bytes, the club's ``uploads`` row. A club that has the bytes already gets ``duplicate``, nothing added."""
+    and the club's ``uploads`` row with the bytes. A club that has the bytes already gets ``duplicate``."""
     store = Store(cur, "", False)
     cur.execute("BEGIN TRANSACTION")
     try:
-        seen = find_upload(cur, job.club, job.sha256)
+        mine, stored = cur.execute("SELECT (SELECT count(*) FROM uploads WHERE club = ? AND sha256 = ?), "
+                                   "(SELECT count(*) FROM files WHERE file_sha = ?)",
+                                   [job.club, job.sha256, job.key]).fetchall()[0]
+        seen = find_upload(cur, job.club, job.sha256, bool(stored)) if mine or stored else None
         if seen is not None:
             store.rollback()
             return duplicate_outcome(seen, job.name)
-        wrote = not store.has_file(job.key)
-        if wrote:
+        if not stored:
             if job.rows is None:
                 raise AuditError(f"internal: the rows of {job.name} were planned as stored but are not")
             store.append_file(job.rows)
@@ -389,11 +405,10 @@ def write_upload(cur: duckdb.DuckDBPyConnection, job: UploadWrite) -> Outcome:
             hands = int(cur.execute("SELECT hands FROM files WHERE file_sha = ?", [job.key]).fetchall()[0][0])
             counts = Counter(dict(cur.execute("SELECT severity, count(*) FROM findings WHERE file_sha = ? GROUP BY 1",
                                               [job.key]).fetchall()))
-        cur.execute("INSERT OR IGNORE INTO upload_texts VALUES (?, ?)", [job.sha256, job.data])
         received = dt.datetime.now().replace(microsecond=0)
-        cur.execute("INSERT INTO uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [job.club, job.sha256, job.name, len(job.data), received, job.profile, job.key, wrote, hands,
-                     counts["violation"], counts["warning"], counts["error"]])
+        cur.execute("INSERT INTO uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [job.club, job.sha256, job.name, len(job.data), received, job.profile, job.key, not stored, hands,
+                     counts["violation"], counts["warning"], counts["error"], job.data])
         cur.execute("COMMIT")
     except BaseException:
         store.rollback()

@@ -1,7 +1,8 @@
 """Dependencies of the routes: the service, and the club a request acts for.
 
 With any token defined, a request is some club's by its ``Authorization: Bearer`` token (the API) or the
-sign-in cookie (the pages), else 401. With none, the service answers only clients on this machine (loopback)
+sign-in cookie (the pages), else 401. The tokens are read when the service starts (``audit token`` cannot change
+them while the service holds the database), so no request waits for the database to learn its club. With none, the service answers only clients on this machine (loopback)
 whose ``Host`` is a loopback name, as club ``local``; the host check keeps a web page from reaching the service
 through a DNS name of its own that points at 127.0.0.1.
 """
@@ -62,7 +63,7 @@ def request_club(request: Request, token: str | None) -> str:
     return club
 
 
-def api_club(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> str:
+async def api_club(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> str:
     """The club of an API request: 401 without a valid token, 403 for a stranger when no token is defined."""
     token = credentials.credentials if credentials is not None else request.cookies.get(COOKIE)
     try:
@@ -75,6 +76,6 @@ def api_club(request: Request, credentials: HTTPAuthorizationCredentials | None 
                                  "add one with 'audit token add CLUB'") from None
 
 
-def page_club(request: Request) -> str:
+async def page_club(request: Request) -> str:
     """The club of a page request (the sign-in cookie; ``SignInNeeded`` / ``LocalOnly`` become pages)."""
     return request_club(request, request.cookies.get(COOKIE))

@@ -156,9 +156,9 @@ class Service:
             log.exception("checking %s failed", name)
             return [], f"{name}: the audit stopped on an internal error ({type(exc).__name__}); please report it"
 
-    async def text(self, upload: Upload) -> bytes:
-        """The bytes of a stored log (``AuditError`` when they are not kept)."""
-        data = await self.in_thread(self.db.text, upload)
+    async def text(self, club: str, upload: Upload) -> bytes:
+        """The bytes of a club's stored log (``AuditError`` when they are not kept)."""
+        data = await self.in_thread(self.db.text, club, upload)
         if data is None:
             raise AuditError(f"{upload.name}: the text of this log is not kept (it was stored by 'audit ingest' "
                              "from a file that has changed or gone); upload it to explain its hands")

@@ -77,11 +77,3 @@ def revoke(con: duckdb.DuckDBPyConnection, token_id: str | None = None, club: st
         con.execute("ROLLBACK")
         raise
     return gone
-
-
-def club_of(con: duckdb.DuckDBPyConnection, token: str) -> str | None:
-    """The club a presented token belongs to (``None``: no such token)."""
-    if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
-        return None
-    rows = con.execute("SELECT club FROM tokens WHERE token_hash = ?", [token_hash(token)]).fetchall()
-    return str(rows[0][0]) if rows else None

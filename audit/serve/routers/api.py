@@ -105,7 +105,7 @@ async def explained_hand(service: Service, club: str, sha256: str, hand: str, fm
     """The hand's dispute page or JSON object (shared with the page route), 404 when there is none."""
     found = await club_upload(service, club, sha256)
     try:
-        data = await service.text(found)
+        data = await service.text(club, found)
     except AuditError as exc:
         raise HTTPException(404, str(exc)) from None
     if fmt == "json":

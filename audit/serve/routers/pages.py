@@ -137,7 +137,7 @@ async def result_page(request: Request, sha256: str, club: str = Depends(page_cl
     counts = counts_line(found.hands, found.violations, found.warnings, found.errors, lang)
     values: dict[str, Any] = {"club": club, "upload": found, "counts": counts, "verdicts": None, "findings": None}
     try:
-        data = await service.text(found)
+        data = await service.text(club, found)
     except AuditError:
         data = None
         values["not_kept"] = True
@@ -181,7 +181,7 @@ async def signin(request: Request) -> Response:
         token = str(form.get("token") or "").strip()
     except Exception:
         token = ""
-    club = await service.in_thread(service.db.club_of, token) if token else None
+    club = service.db.club_of(token) if token else None
     if club is None:
         return render(request, "signin.html", say("serve.signin_title", lang), 401, problem=say("serve.bad_token", lang))
     response = RedirectResponse(f"/?lang={lang}", status_code=303)
