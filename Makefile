@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 NATIVE := audit/_native_stamp.json
 NATIVE_SOURCES := $(wildcard audit/*.py audit/dialects/*.py) hatch_build.py
 
-.PHONY: test demo install native bench clean
+.PHONY: test demo serve install native bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,13 @@ test: $(STAMP) $(NATIVE) $(BROWSER_STAMP)
 
 demo: $(STAMP) $(NATIVE)
 	bash bench/demo.sh
+
+# The HTTP service on the demo logs (as `make demo` stores them), on http://127.0.0.1:8000 until Ctrl-C.
+serve: $(STAMP) $(NATIVE)
+	mkdir -p demo-out
+	rm -f demo-out/demo.duckdb demo-out/demo.duckdb.wal
+	$(BIN)/audit ingest fixtures/demo --db demo-out/demo.duckdb
+	$(BIN)/audit serve --db demo-out/demo.duckdb
 
 bench: $(STAMP) $(NATIVE)
 	$(BIN)/python bench/parse.py

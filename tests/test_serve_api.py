@@ -388,6 +388,8 @@ def test_the_pages_for_people(local: TestClient) -> None:
     listing = local.get("/uploads?lang=es")
     assert "pasted-" in listing.text and "Ficha impar al ganador equivocado" in listing.text
     assert local.get(f"/uploads/{'0' * 64}").status_code == 404
+    big, ctype = multipart([], {"text": ODD_CHIP.read_text(encoding="utf-8") * 80})  # a paste over 1 MB
+    assert local.post("/", content=big, headers={"Content-Type": ctype}, follow_redirects=False).status_code == 303
     empty, ctype = multipart([], {"text": "", "profile": "home-open"})
     again = local.post("/", content=empty, headers={"Content-Type": ctype})
     assert again.status_code == 400 and "Paste a log or choose a file first." in again.text

@@ -203,14 +203,14 @@ def test_sigterm_lets_the_upload_in_flight_finish(tmp_path: Path, sessions: list
     assert rows(db, "SELECT name FROM uploads") == [("inflight.txt",)]
 
 
-def test_a_body_over_the_limit_is_refused_by_the_real_server(tmp_path: Path, sessions: list[tuple[str, bytes]]) -> None:
-    server = LiveServer(tmp_path / "limit.duckdb", "--max-upload", "64KB")
+def test_a_body_over_the_limit_is_refused_and_worker_processes_audit(tmp_path: Path, sessions: list[tuple[str, bytes]]) -> None:
+    server = LiveServer(tmp_path / "limit.duckdb", "--max-upload", "64KB", "--workers", "2")  # audits in processes
     try:
         data = b"".join(d for _, d in sessions[:20])
         status, _, body = server.request("POST", "/api/v1/uploads", data, {"Content-Type": "text/plain"})
         assert status == 413 and b"64 KB" not in body and b"65,536 bytes" in body
-        status, _, _ = server.request("POST", "/api/v1/uploads", sessions[0][1], {"Content-Type": "text/plain"})
-        assert status == 200
+        status, _, body = server.request("POST", "/api/v1/uploads", sessions[0][1], {"Content-Type": "text/plain"})
+        assert status == 200 and b'"stored"' in body
         out = subprocess.run([AUDIT, "ingest", str(CASES), "--db", str(server.db)], capture_output=True, text=True)
         assert out.returncode == 2 and "in use by another program" in out.stderr and "Traceback" not in out.stderr
     finally:

@@ -40,12 +40,14 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if the_service._db is None:
+        if not the_service.started:  # else its owner (``run``, a test) stops it
             the_service.start()
-        try:
+            try:
+                yield
+            finally:
+                the_service.stop()
+        else:
             yield
-        finally:
-            the_service.stop()
 
     app = FastAPI(title="audit", version=__version__, description=DESCRIPTION, lifespan=lifespan,
                   docs_url=None, redoc_url=None, openapi_url="/openapi.json")
@@ -109,7 +111,6 @@ def run(settings: Settings, out: Any = None) -> None:
                                 timeout_keep_alive=5, access_log=False)
         Server(config).run()
     finally:
-        if service._db is not None:
-            service.stop()
+        service.stop()
     out.write("audit serve: stopped\n")
     out.flush()

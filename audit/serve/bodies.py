@@ -11,6 +11,7 @@ from fastapi import HTTPException, Request
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
+NO_LOG = "the form holds no log: send each log as a field named 'file'"
 RAW_TYPES = frozenset({"text/plain", "application/octet-stream"})
 NAME_CHARS = 200
 
@@ -60,11 +61,12 @@ def pasted_name() -> str:
     return f"pasted-{dt.datetime.now():%Y-%m-%d-%H%M%S}.txt"
 
 
-async def read_logs(request: Request, name: str | None, max_files: int) -> Logs:
-    """The logs of an upload or check request; 415 for another kind of body, 400 for a form without a log."""
+async def read_logs(request: Request, name: str | None, max_files: int, max_text: int) -> Logs:
+    """The logs of an upload or check request; 415 for another kind of body, 400 for a form without a log.
+    ``max_text``: the largest field that is not a file (a pasted log)."""
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media == "multipart/form-data":
-        return await _read_form(request, max_files)
+        return await _read_form(request, max_files, max_text)
     if media in RAW_TYPES:
         data = await request.body()
         return Logs([(safe_name(name, "upload.txt"), data)])
@@ -72,9 +74,9 @@ async def read_logs(request: Request, name: str | None, max_files: int) -> Logs:
                              "or as multipart/form-data with a field named 'file'")
 
 
-async def _read_form(request: Request, max_files: int) -> Logs:
-    try:
-        form = await request.form(max_files=max_files, max_fields=20, max_part_size=1024 * 1024)
+async def _read_form(request: Request, max_files: int, max_text: int) -> Logs:
+    try:  # max_part_size bounds a field that is not a file: a log pasted into the page may be as large as a file
+        form = await request.form(max_files=max_files, max_fields=20, max_part_size=max_text)
     except MultiPartException as exc:
         raise HTTPException(400, f"the form could not be read: {exc.message}") from None
     except (ValueError, KeyError, UnicodeDecodeError) as exc:
@@ -99,5 +101,5 @@ async def _read_form(request: Request, max_files: int) -> Logs:
     finally:
         await form.close()
     if not logs.files:
-        raise HTTPException(400, "the form holds no log: send each log as a field named 'file'")
+        raise HTTPException(400, NO_LOG)
     return logs

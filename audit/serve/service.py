@@ -86,6 +86,10 @@ class Service:
             raise RuntimeError("the service is not started")
         return self._db
 
+    @property
+    def started(self) -> bool:
+        return self._db is not None
+
     def start(self) -> None:
         """Open the database (``AuditError`` when another program holds it), start the writer and the pool."""
         self._db = ServiceDB(self.settings.db)
@@ -100,7 +104,7 @@ class Service:
             self._pool = self._threads
 
     def stop(self) -> None:
-        """Finish the writes already queued (each whole), then close the pool and the database."""
+        """Finish the writes already queued (each whole), then close the pool and the database (again: nothing)."""
         if self._writer is not None:
             self._writer.stop()
         if self._pool is not None and self._pool is not self._threads:

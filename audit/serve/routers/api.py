@@ -30,7 +30,7 @@ Lang = Literal["en", "es"]
 
 
 async def _logs(request: Request, service: Service, name: str | None, profile: str | None) -> tuple[Any, str]:
-    logs = await read_logs(request, name, service.settings.max_files)
+    logs = await read_logs(request, name, service.settings.max_files, service.settings.max_upload)
     try:
         return logs, check_profile(logs.profile or profile)
     except AuditError as exc:

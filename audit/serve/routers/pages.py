@@ -15,7 +15,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from audit.errors import AuditError
-from audit.serve.bodies import read_logs
+from audit.serve.bodies import NO_LOG, read_logs
 from audit.serve.db import LOCAL_CLUB, Outcome, Upload
 from audit.serve.deps import COOKIE, get_service, page_club
 from audit.serve.disputes import finding_sentence, log_verdicts
@@ -85,10 +85,10 @@ async def index_upload(request: Request, club: str = Depends(page_club)) -> Resp
     service = get_service(request)
     lang = lang_of(request)
     try:
-        logs = await read_logs(request, None, service.settings.max_files)
+        logs = await read_logs(request, None, service.settings.max_files, service.settings.max_upload)
         profile = check_profile(logs.profile)
     except HTTPException as exc:
-        problem = say("serve.nothing_sent", lang) if exc.status_code == 400 else str(exc.detail)
+        problem = say("serve.nothing_sent", lang) if exc.detail == NO_LOG else str(exc.detail)
         return render(request, "index.html", say("serve.title", lang), 400, club=club, profiles=profile_names(),
                       problem=problem)
     except AuditError as exc:
