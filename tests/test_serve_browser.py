@@ -1,6 +1,7 @@
 """The service's pages in a real headless Chromium (Debian's, driven by Playwright, as test_explain_page.py does),
 against a real ``audit serve`` process: paste a log into ``/``, see the verdict on a phone's first screen, follow
-the link to the hand's dispute page; with JavaScript off too; names that look like HTML stay text."""
+the link to the hand's dispute page; with JavaScript off too; names that look like HTML stay text. (The
+``browser`` fixture is conftest's.)"""
 
 from __future__ import annotations
 
@@ -16,9 +17,6 @@ from servehelp import LiveServer
 ODD_CHIP = FIXTURES / "demo" / "home-session-odd-chip-dispute.txt"
 REOPEN = FIXTURES / "demo" / "reopen-dispute.txt"
 STARS = SHARED / "real-hands" / "pokerstars" / "5-Carddraw-NL-USD-0.25-0.50.Sample.txt"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 PHONE = {"width": 390, "height": 844}
 
 
@@ -29,22 +27,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield live
     finally:
         live.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("The playwright Python package is missing: install the test extras (pip install -e '.[test]').")
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"Chromium is not installed at {CHROMIUM}: run `bash scripts/install-browser.sh`.")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 class Watched:

@@ -317,6 +317,23 @@ def report_files() -> dict[str, Any]:
     return dict(load_reports())
 
 
+def json_value(value: Any) -> Any:
+    """A report's value in JSON, as ``audit report --format json`` writes it (a NaN or infinity: null)."""
+    import math
+
+    from audit.cli_store import _json_value
+
+    value = _json_value(value)
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def csv_value(value: Any) -> str:
+    """A report's value in CSV, as ``audit report --format csv`` writes it."""
+    from audit.cli_store import _csv_value
+
+    return _csv_value(value)
+
+
 def derived_key(sha256: str, label: str) -> str:
     """The key of a log's rows when rows of the same bytes audited under another profile are stored already (the
     key is the log's SHA-256 otherwise, as ``audit ingest`` keys it)."""

@@ -44,29 +44,29 @@ def _profile(label: str) -> Any:
     return load_profile(name).with_options(options)
 
 
-def hand_page(data: bytes, name: str, label: str, hand: str, lang: str) -> str | None:
-    """The dispute page of ``hand`` (``None``: the log has no such hand)."""
-    from audit.explain import explain_bytes, render_html
+def _hand(data: bytes, name: str, label: str, hand: str) -> list[Any] | None:
+    """The explanations of the hands with id ``hand`` (``None``: the log has none)."""
+    from audit.explain import explain_bytes
 
     try:
-        items = list(explain_bytes(data, _profile(label), hand, name))
+        return list(explain_bytes(data, _profile(label), hand, name))
     except InputError as exc:
         if "no hand" in str(exc):
             return None
         raise
-    return render_html(items, lang, source=name)
+
+
+def hand_page(data: bytes, name: str, label: str, hand: str, lang: str) -> str | None:
+    """The dispute page of ``hand`` (``None``: the log has no such hand)."""
+    from audit.explain import render_html
+
+    items = _hand(data, name, label, hand)
+    return render_html(items, lang, source=name) if items else None
 
 
 def hand_json(data: bytes, name: str, label: str, hand: str) -> dict[str, Any] | None:
     """What ``audit explain --format json`` gives for ``hand`` (the first hand with that id), or ``None``."""
-    from audit.explain import explain_bytes
-
-    try:
-        items = list(explain_bytes(data, _profile(label), hand, name))
-    except InputError as exc:
-        if "no hand" in str(exc):
-            return None
-        raise
+    items = _hand(data, name, label, hand)
     return items[0].as_dict() if items else None
 
 

@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 
 from audit.errors import AuditError
 from audit.serve.bodies import OPENAPI_BODY, read_logs
-from audit.serve.db import Upload, report_files
+from audit.serve.db import Upload, csv_value, json_value, report_files
 from audit.serve.deps import api_club, get_service
 from audit.serve.disputes import hand_json, hand_page
 from audit.serve.guard import dispute_page_csp
@@ -144,37 +144,7 @@ async def report(request: Request, name: str, club: str = Depends(api_club),
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows([[_csv_value(v) for v in row] for row in rows])
+        writer.writerows([[csv_value(v) for v in row] for row in rows])
         return Response(out.getvalue(), media_type="text/csv; charset=utf-8")
-    objects = [{c: _json_value(v) for c, v in zip(columns, row)} for row in rows]
+    objects = [{c: json_value(v) for c, v in zip(columns, row)} for row in rows]
     return Response(json.dumps(objects, ensure_ascii=False), media_type="application/json")
-
-
-def _json_value(v: Any) -> Any:
-    import datetime as dt
-    import decimal
-
-    if isinstance(v, (dt.datetime, dt.date, dt.time)):
-        return v.isoformat()
-    if isinstance(v, dt.timedelta):
-        return v.total_seconds()
-    if isinstance(v, decimal.Decimal):
-        return int(v) if v == v.to_integral_value() else float(v)
-    if isinstance(v, (list, tuple)):
-        return [_json_value(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _json_value(x) for k, x in v.items()}
-    if isinstance(v, bytes):
-        return v.hex()
-    if isinstance(v, float) and v != v:
-        return None
-    return v
-
-
-def _csv_value(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, (list, dict, tuple)):
-        return json.dumps(_json_value(v), ensure_ascii=False)
-    value = _json_value(v)
-    return str(value)
