@@ -185,6 +185,31 @@ def test_the_same_bytes_under_another_profile_get_rows_of_their_own(db: Path) ->
         assert stored == [("home-open",), ("site",)]
 
 
+def test_reads_never_wait_for_a_write(local: TestClient) -> None:
+    import threading
+    import time
+
+    (only,) = raw(local, ODD_CHIP.read_bytes(), "odd.txt").json()["uploads"]
+    service = local.app.state.service  # type: ignore[attr-defined]
+    in_transaction = threading.Event()
+
+    def long_write(cur: Any) -> None:  # the writer holds a transaction open for a second
+        cur.execute("BEGIN TRANSACTION")
+        cur.execute("UPDATE uploads SET name = 'renamed.txt'")
+        in_transaction.set()
+        time.sleep(1.0)
+        cur.execute("ROLLBACK")
+
+    pending = service._writer.submit(long_write)
+    assert in_transaction.wait(10)
+    started = time.monotonic()
+    listed = local.get("/api/v1/uploads").json()
+    found = local.get(f"/api/v1/uploads/{only['sha256']}/findings").json()
+    assert time.monotonic() - started < 0.5 and not pending.done()
+    assert [u["name"] for u in listed] == ["odd.txt"] and len(found) == 3
+    pending.result(10)
+
+
 # ---------------------------------------------------------------------------------------------- reads
 def check_json(path: Path) -> list[dict[str, Any]]:
     out = subprocess.run([AUDIT, "check", str(path), "--format", "json"], capture_output=True, text=True)
