@@ -71,6 +71,7 @@ def test_uploads_store_exactly_the_rows_audit_ingest_stores(tmp_path: Path) -> N
         again = server.upload(logs)
         assert {a["status"] for a in again} == {"duplicate"}
         assert [(a["hands"], a["violations"]) for a in again] == [(a["hands"], a["violations"]) for a in first]
+        every_route_answers(server, first)
     finally:
         assert server.stop() == 0
     served = tmp_path / "serve.duckdb"
@@ -78,6 +79,36 @@ def test_uploads_store_exactly_the_rows_audit_ingest_stores(tmp_path: Path) -> N
     assert dump(served) == dump(ingested)
     check_whole(served)
     assert rows(served, "SELECT count(*) FROM uploads") == [(len(seen),)]
+
+
+def every_route_answers(server: LiveServer, uploaded: list[dict[str, Any]]) -> None:
+    """Each route of the API and the pages, once, on the real server."""
+    import json
+
+    assert server.json("GET", "/healthz") == {"status": "ok"}
+    assert "/api/v1/uploads" in server.json("GET", "/openapi.json")["paths"]
+    found = next(a for a in uploaded if a["violations"])
+    sha = found["sha256"]
+    findings = server.json("GET", f"/api/v1/uploads/{sha}/findings")
+    assert len([f for f in findings if f["severity"] == "violation"]) == found["violations"]
+    hand = findings[0]["hand"]
+    assert server.json("GET", f"/api/v1/uploads/{sha}/hands/{hand}/explain?format=json")["hand"] == hand
+    status, headers, page = server.request("GET", f"/api/v1/uploads/{sha}/hands/{hand}/explain?lang=es")
+    assert status == 200 and "script-src 'sha256-" in headers["content-security-policy"] and b'lang="es"' in page
+    checked = server.json("POST", "/api/v1/check", (STARS / "5-Carddraw-NL-USD-0.25-0.50.Sample.txt").read_bytes(),
+                          {"Content-Type": "text/plain"})
+    assert checked["unreadable"] == [] and isinstance(checked["findings"], list)
+    assert {r["name"] for r in server.json("GET", "/api/v1/reports")} >= {"files", "violations-by-rule"}
+    assert len(server.json("GET", "/api/v1/reports/files")) == len(server.json("GET", "/api/v1/uploads"))
+    status, headers, csv_text = server.request("GET", "/api/v1/reports/violations-by-rule?format=csv")
+    assert status == 200 and headers["content-type"].startswith("text/csv") and csv_text.startswith(b"rule,")
+    for path in ["/", "/uploads", f"/uploads/{sha}", f"/uploads/{sha}/hands/{hand}", "/static/serve.css"]:
+        status, headers, _ = server.request("GET", path, headers={"Accept": "text/html"})
+        assert status == 200 and "content-security-policy" in headers, path
+    status, headers, _ = server.request("GET", "/signin")
+    assert status == 303  # no token defined: nothing to sign in to
+    assert json.loads(server.request("GET", "/api/v1/uploads/" + "0" * 64 + "/findings")[2]) == {
+        "detail": "no such upload"}
 
 
 def test_twenty_clients_at_once_each_file_stored_once(tmp_path: Path, sessions: list[tuple[str, bytes]]) -> None:
