@@ -44,12 +44,10 @@ def serve(db: str, host: str, port: int, max_upload: str, workers: int, read_tim
     Clubs authenticate with tokens (audit token add CLUB); with no token defined, only this machine is answered.
     Stops cleanly on Ctrl-C or SIGTERM (uploads in flight are stored whole or not at all).
     """
-    try:
-        import fastapi  # noqa: F401
-        import multipart  # noqa: F401
-        import uvicorn  # noqa: F401
-    except ImportError:
-        raise AuditError(SERVE_EXTRA) from None
+    import importlib.util
+
+    if any(importlib.util.find_spec(name) is None for name in ("fastapi", "uvicorn", "multipart")):
+        raise AuditError(SERVE_EXTRA)
     from audit.serve.app import run
     from audit.serve.service import Settings
 

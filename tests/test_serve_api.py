@@ -23,7 +23,7 @@ from audit.serve.db import ServiceDB
 from audit.serve.service import Settings
 from audit.serve.tokens import add_token, token_hash
 from conftest import AUDIT, FIXTURES
-from servehelp import counts, multipart
+from servehelp import multipart
 
 ODD_CHIP = FIXTURES / "demo" / "home-session-odd-chip-dispute.txt"
 REOPEN = FIXTURES / "demo" / "reopen-dispute.txt"
