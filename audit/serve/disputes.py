@@ -1,8 +1,8 @@
 """A stored log's hands explained, through ``audit.explain``: the dispute page of one hand (HTML), its JSON
 object, and the verdicts of every hand for the page that answers an upload.
 
-These run in the service's threads (an explanation replays the whole log, as ``audit explain`` does, since a
-hand's stacks follow from the session's earlier hands).
+These run in the service's threads (an explanation replays the log as ``audit explain`` does, up to the hand
+asked for, since a hand's stacks follow from the session's earlier hands).
 """
 
 from __future__ import annotations
@@ -45,11 +45,14 @@ def _profile(label: str) -> Any:
 
 
 def _hand(data: bytes, name: str, label: str, hand: str) -> list[Any] | None:
-    """The explanations of the hands with id ``hand`` (``None``: the log has none)."""
+    """The explanation of the first hand with id ``hand`` (``None``: the log has none). The log is replayed only
+    up to that hand: the ones before it give its session's stacks."""
     from audit.explain import explain_bytes
 
     try:
-        return list(explain_bytes(data, _profile(label), hand, name))
+        return [next(iter(explain_bytes(data, _profile(label), hand, name)))]
+    except StopIteration:
+        return None
     except InputError as exc:
         if "no hand" in str(exc):
             return None
