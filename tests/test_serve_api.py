@@ -185,6 +185,29 @@ def test_the_same_bytes_under_another_profile_get_rows_of_their_own(db: Path) ->
         assert stored == [("home-open",), ("site",)]
 
 
+def test_two_uploads_of_the_same_new_bytes_planned_at_once(db: Path) -> None:
+    """Both audited as new (the plans ran before either was written): the second links to the first's rows, or
+    is a duplicate for the same club; nothing is stored twice."""
+    from audit.serve.db import UploadWrite, audit_upload, write_upload
+
+    service_db = ServiceDB(str(db))
+    cur = service_db.new_cursor()
+    data = ODD_CHIP.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+
+    def job(club: str) -> UploadWrite:
+        return UploadWrite(club, f"{club}.txt", sha, data, "home-open", sha, audit_upload(data, "x.txt", "home-open", sha))
+
+    outcomes = [write_upload(cur, job(club)) for club in ("north", "south", "north")]
+    assert [o.status for o in outcomes] == ["stored", "stored", "duplicate"]
+    assert {(o.hands, o.violations) for o in outcomes} == {(10, 3)}
+    assert cur.execute("SELECT club, wrote_rows FROM uploads ORDER BY club").fetchall() == [("north", True),
+                                                                                           ("south", False)]
+    assert cur.execute("SELECT count(*) FROM files").fetchall() == [(1,)]
+    assert cur.execute("SELECT count(*) FROM hands").fetchall() == [(10,)]
+    service_db.close()
+
+
 def test_reads_never_wait_for_a_write(local: TestClient) -> None:
     import threading
     import time

@@ -400,17 +400,33 @@ def audit_upload(data: bytes, name: str, profile: str, key: str) -> FileRows:
 
 def write_upload(cur: duckdb.DuckDBPyConnection, job: UploadWrite) -> Outcome:
     """Store one upload in one transaction (the writer thread runs this): the log's rows unless stored already,
-    and the club's ``uploads`` row with the bytes. A club that has the bytes already gets ``duplicate``."""
+    and the club's ``uploads`` row with the bytes. A club that has the bytes already gets ``duplicate``.
+
+    New rows go in without a look-up first (the writer is the service's bottleneck): the plan found none, and if
+    the same bytes went in since, their keys refuse the insert and the upload is stored again, looking first."""
+    import duckdb
+
+    if job.rows is not None:
+        try:
+            return _write(cur, job, look_first=False)
+        except duckdb.ConstraintException:
+            pass
+    return _write(cur, job, look_first=True)
+
+
+def _write(cur: duckdb.DuckDBPyConnection, job: UploadWrite, look_first: bool) -> Outcome:
     store = Store(cur, "", False)
     cur.execute("BEGIN TRANSACTION")
     try:
-        mine, stored = cur.execute("SELECT (SELECT count(*) FROM uploads WHERE club = ? AND sha256 = ?), "
-                                   "(SELECT count(*) FROM files WHERE file_sha = ?)",
-                                   [job.club, job.sha256, job.key]).fetchall()[0]
-        seen = find_upload(cur, job.club, job.sha256, bool(stored)) if mine or stored else None
-        if seen is not None:
-            store.rollback()
-            return duplicate_outcome(seen, job.name)
+        stored = 0
+        if look_first:
+            mine, stored = cur.execute("SELECT (SELECT count(*) FROM uploads WHERE club = ? AND sha256 = ?), "
+                                       "(SELECT count(*) FROM files WHERE file_sha = ?)",
+                                       [job.club, job.sha256, job.key]).fetchall()[0]
+            seen = find_upload(cur, job.club, job.sha256, bool(stored)) if mine or stored else None
+            if seen is not None:
+                store.rollback()
+                return duplicate_outcome(seen, job.name)
         if not stored:
             if job.rows is None:
                 raise AuditError(f"internal: the rows of {job.name} were planned as stored but are not")
