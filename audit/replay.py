@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
-from audit.cards import Ranking, make_deck, ranking_for
+from audit.cards import Ranking
 from audit.findings import Finding, make_finding
 from audit.model import (
     Action, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, Parole, Post, Reshuffle, Score,
@@ -127,8 +127,8 @@ class _Setup:
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
-        self.ranking: Ranking = ranking_for(profile.ranking, profile.suit_tiebreak, profile.joker)
-        self.deck_cards: frozenset[str] = frozenset(make_deck(profile.deck_size, profile.joker))
+        self.ranking: Ranking = profile.hand_ranking()
+        self.deck_cards: frozenset[str] = frozenset(self.ranking.deck)
 
 
 _SETUPS: Final[dict[int, _Setup]] = {}
@@ -1128,17 +1128,11 @@ class Replay:
         """Openers (jacks or better) when the profile requires them."""
         if self.street != "first" or not self.rules.openers_jacks or rnd.opener is not None:
             return
-        cards = self.cards.get(a.player)
-        if cards is None or len(cards) != 5:
-            return
-        try:
-            strength = self.ranking.strength(cards)
-        except ValueError:  # a card this deck does not have, or one twice: reported where it was dealt
-            return
-        jacks = self.ranking.strength(("Jc", "Jd", "2h", "3s", "4c"))
-        if strength[0] < jacks[0] or (strength[0] == jacks[0] and strength[1:2] < jacks[1:2]):
+        strength = self.ranking.rank_hand(self.cards.get(a.player))
+        if strength is not None and not self.ranking.jacks_or_better(strength):
             self.add(Rule.OPENERS, a.line, f"{a.player} opened without a pair of Jacks or better.",
-                     player=a.player, expected="a pair of Jacks or better", actual=self.ranking.describe(cards))
+                     player=a.player, expected="a pair of Jacks or better",
+                     actual=self.ranking.describe_strength(strength))
 
     def check_size(self, a: Action, rnd: BettingRound, increment: int, all_in: bool, to: int,
                    unit: bool = True) -> None:
@@ -1731,7 +1725,7 @@ class Replay:
         if p in self.folded:
             self.add(Rule.SHOWN_CARDS, s.line, f"{p} showed cards after folding.", player=p)
         cards = s.cards
-        clean = self.check_card_list(cards, s.line, "'s shown hand", p)
+        self.check_card_list(cards, s.line, "'s shown hand", p)
         final = self.cards.get(p)
         if final is not None and self.known_cards and final != cards and sorted(final) != sorted(cards):
             self.add(Rule.SHOWN_CARDS, s.line,
@@ -1754,16 +1748,12 @@ class Replay:
                     if c in self.shown_cards_all:
                         self.add(Rule.CARD_DUPLICATE, s.line, f"{c} is shown in two hands.", player=p, actual=c)
                     self.shown_cards_all.add(c)
-        if s.description is not None and len(cards) == 5 and clean:
-            try:
-                ok = self.ranking.description_matches(s.description, cards)
-            except ValueError:
-                ok = True
-            if not ok:
-                self.add(Rule.HAND_DESCRIPTION, s.line,
-                         f"{p}'s hand {' '.join(cards)} is {self.ranking.describe(cards)}, not "
-                         f"'{s.description}'.", player=p, expected=self.ranking.describe(cards),
-                         actual=s.description)
+        strength = self.ranking.rank_hand(cards) if s.description is not None else None
+        if strength is not None and s.description is not None \
+                and not self.ranking.fits_description(s.description, strength):
+            said = self.ranking.describe_strength(strength)
+            self.add(Rule.HAND_DESCRIPTION, s.line, f"{p}'s hand {' '.join(cards)} is {said}, not "
+                     f"'{s.description}'.", player=p, expected=said, actual=s.description)
         if p not in self.shown:
             self.show_order.append(p)
         self.shown[p] = s
@@ -2011,12 +2001,8 @@ class Replay:
         best: tuple[int, ...] | None = None
         winners: list[str] = []
         for p in eligible:
-            cards = self.cards.get(p)
-            if cards is None or len(cards) != 5 or len(set(cards)) != 5:
-                continue
-            try:
-                s = self.ranking.strength(cards)
-            except ValueError:
+            s = self.ranking.rank_hand(self.cards.get(p))
+            if s is None:  # no hand the deck allows: it wins nothing (the card is reported where it was dealt)
                 continue
             if best is None or s > best:
                 best, winners = s, [p]
@@ -2236,12 +2222,8 @@ class Replay:
         best: tuple[int, ...] | None = None
         winners: list[str] = []
         for p in live:
-            cards = self.cards.get(p)
-            if not cards or len(cards) != 5:
-                continue
-            try:
-                s = self.ranking.strength(cards)
-            except ValueError:  # a card this deck does not have, or one twice: reported where it was dealt
+            s = self.ranking.rank_hand(self.cards.get(p))
+            if s is None:  # no hand the deck allows: it scores nothing (the card is reported where it was dealt)
                 continue
             if best is None or s > best:
                 best, winners = s, [p]

@@ -318,20 +318,18 @@ def report_files() -> dict[str, Any]:
 
 
 def json_value(value: Any) -> Any:
-    """A report's value in JSON, as ``audit report --format json`` writes it (a NaN or infinity: null)."""
-    import math
-
+    """A report's value in JSON, as ``audit report --format json`` writes it."""
     from audit.cli_store import _json_value
 
-    value = _json_value(value)
-    return None if isinstance(value, float) and not math.isfinite(value) else value
+    return _json_value(value)
 
 
 def csv_value(value: Any) -> str:
-    """A report's value in CSV, as ``audit report --format csv`` writes it."""
+    """A report's value in CSV, as ``audit report --format csv --escape-formulas`` writes it: a text that a
+    spreadsheet would take for a formula (a player named ``=HYPERLINK(…)`` in an uploaded log) is quoted."""
     from audit.cli_store import _csv_value
 
-    return _csv_value(value)
+    return _csv_value(value, escape_formulas=True)
 
 
 def derived_key(sha256: str, label: str) -> str:
