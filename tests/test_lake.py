@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -381,3 +382,74 @@ def test_files_named_by_url_are_read_through_fsspec(tmp_path: Path) -> None:
     again = run("ingest", url, "--lake", str(lake))  # hashed by the worker, skipped there
     assert "0 files ingested (1 already in the lake)" in again.output
 
+
+
+def test_what_a_killed_run_left_being_written_is_swept_later(tmp_path: Path) -> None:
+    one = str(CASES / "generated" / "clean-003.txt")
+    lake = tmp_path / "lake"
+    assert run("ingest", one, "--lake", str(lake)).exit_code == 0
+    old, fresh = lake / TEMP / "0123456789abcdef-old1", lake / TEMP / "fedcba9876543210-new1"
+    for folder in (old, fresh):
+        folder.mkdir()
+        (folder / "hands.parquet").write_bytes(b"PAR1 half")
+    two_hours_ago = time.time() - 7200
+    os.utime(old / "hands.parquet", (two_hours_ago, two_hours_ago))
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    assert run("ingest", one, "--lake", str(lake)).exit_code == 0
+    assert not old.exists() and fresh.exists()  # a live writer's folder may be the fresh one
+    (lake / TEMP / "mine.txt").write_text("mine", encoding="utf-8")
+    result = run("ingest", one, "--lake", str(lake))
+    assert result.exit_code == 2 and "_tmp/mine.txt" in result.output and (lake / TEMP / "mine.txt").exists()
+
+
+@pytest.fixture()
+def scheduler(tmp_path: Path) -> Iterator[str]:
+    """A Dask scheduler with one worker, in a process of its own (as on a real cluster): its address."""
+    script = ("import sys\nfrom distributed import LocalCluster\n"
+              "cluster = LocalCluster(n_workers=1, threads_per_worker=1, scheduler_port=0, dashboard_address=None)\n"
+              "print(cluster.scheduler_address, flush=True)\nsys.stdin.read()\ncluster.close()\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip()
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_running_scheduler_named_by_its_address(scheduler: str, tmp_path: Path) -> None:
+    assert scheduler.startswith("tcp://")
+    lake, db = tmp_path / "lake", tmp_path / "db.duckdb"
+    inputs = [str(CASES / "generated"), str(REAL / "pokerstars")]
+    result = run("ingest", *inputs, "--lake", str(lake), "--dask", scheduler)
+    assert result.exit_code == 0, result.output
+    assert run("ingest", *inputs, "--db", str(db)).exit_code == 0
+    assert lake_tables(lake) == database(db)
+
+
+def test_a_scheduler_that_does_not_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import audit.lake.run
+
+    monkeypatch.setattr(audit.lake.run, "CONNECT_SECONDS", 1)
+    result = run("ingest", str(CASES / "generated" / "clean-003.txt"), "--lake", str(tmp_path / "lake"),
+                 "--dask", "tcp://127.0.0.1:9")
+    assert result.exit_code == 2 and "cannot reach the Dask scheduler" in result.output
+    assert not list((tmp_path / "lake").glob("*/*/*.parquet"))
+
+
+def test_progress_counts_files_hands_and_speed(tmp_path: Path) -> None:
+    import io
+
+    from audit.lake.run import ingest_lake
+
+    err = io.StringIO()
+    summary = ingest_lake([str(CASES / "generated")], str(tmp_path / "lake"), progress=True, err=err)
+    last = err.getvalue().split("\r\033[K")[-2]
+    assert last.startswith(f"ingesting into the lake: {summary.ingested}/{summary.ingested} files, "
+                           f"{summary.hands:,} hands, ") and last.endswith(" hands/s")

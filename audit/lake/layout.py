@@ -42,6 +42,9 @@ COMMIT_TABLE = "files"
 STALE_TEMP_SECONDS = 3600
 """A temporary folder untouched this long belongs to a run that was killed; the next run removes it."""
 _SHA_FILE = re.compile(r"[0-9a-f]{64}\.parquet")
+_TEMP_FOLDER = re.compile(r"(?:[0-9a-f]{16}|fetched|run)-[\w]+")
+"""The folders writers make under ``_tmp`` (``Lake.temp_folder``): an input file's SHA-256 prefix, ``fetched``
+(a URL not hashed yet) or ``run`` (a run's copies of standard input), then a unique suffix."""
 _PART_FOLDER = re.compile(rf"{PARTITION}=[0-9a-f]{{2}}")
 _GLOB_CHARACTERS = set("*?[]{}")
 
@@ -99,7 +102,7 @@ class Lake:
         return any(True for _ in (self.root / table).glob("*/*.parquet"))
 
     def temp_folder(self, prefix: str) -> Path:
-        """A new folder under ``_tmp`` for one writer (named from ``prefix``, made unique)."""
+        """A new folder under ``_tmp`` for one writer (named from ``prefix``, made unique; see ``_TEMP_FOLDER``)."""
         folder = self.root / TEMP
         folder.mkdir(exist_ok=True)
         return Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=folder))
@@ -203,6 +206,7 @@ def _check_files(root: Path, path: str | os.PathLike[str]) -> set[str]:
             if entry.name == MANIFEST and entry.is_file(follow_symlinks=False):
                 continue
             if entry.name == TEMP and entry.is_dir(follow_symlinks=False):
+                _check_temp(Path(entry.path), path)
                 continue
             if entry.name not in SCHEMA or not entry.is_dir(follow_symlinks=False):
                 raise _not_a_lake(path, f"it holds {entry.name!r}, which is not part of a lake")
@@ -212,6 +216,12 @@ def _check_files(root: Path, path: str | os.PathLike[str]) -> set[str]:
     except OSError as exc:
         raise AuditError(f"{exc.filename or path}: cannot be read ({exc.strerror}); nothing was touched") from None
     return committed
+
+
+def _check_temp(folder: Path, path: str | os.PathLike[str]) -> None:
+    for entry in os.scandir(folder):
+        if not _TEMP_FOLDER.fullmatch(entry.name) or not entry.is_dir(follow_symlinks=False):
+            raise _not_a_lake(path, f"it holds {TEMP}/{entry.name}, which is not part of a lake")
 
 
 def _table_files(folder: Path, path: str | os.PathLike[str]) -> Iterator[str]:
@@ -227,24 +237,22 @@ def _table_files(folder: Path, path: str | os.PathLike[str]) -> Iterator[str]:
 
 
 def sweep_stale_temp(lake: Lake, older_than: float = STALE_TEMP_SECONDS) -> None:
-    """Remove what killed runs left under ``_tmp``: folders in which nothing changed for ``older_than`` s."""
+    """Remove what killed runs left under ``_tmp``: writers' folders in which nothing changed for ``older_than``
+    seconds (a live writer's files change as it writes them)."""
     folder = lake.root / TEMP
     if not folder.is_dir():
         return
     now = time.time()
     for entry in os.scandir(folder):
+        if not _TEMP_FOLDER.fullmatch(entry.name) or not entry.is_dir(follow_symlinks=False):
+            continue
         try:
             newest = max([entry.stat(follow_symlinks=False).st_mtime]
-                         + [e.stat(follow_symlinks=False).st_mtime for e in os.scandir(entry.path)]
-                         if entry.is_dir(follow_symlinks=False) else [entry.stat(follow_symlinks=False).st_mtime])
+                         + [e.stat(follow_symlinks=False).st_mtime for e in os.scandir(entry.path)])
         except OSError:
             continue  # removed by its own writer meanwhile
-        if now - newest < older_than:
-            continue
-        if entry.is_dir(follow_symlinks=False):
+        if now - newest >= older_than:
             shutil.rmtree(entry.path, ignore_errors=True)
-        else:
-            _unlink(entry.path)
 
 
 def _unlink(path: str | os.PathLike[str]) -> None:
