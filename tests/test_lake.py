@@ -265,6 +265,25 @@ def test_a_killed_run_leaves_no_partial_file_and_the_next_completes_it(tmp_path:
     assert lake_tables(lake) == database(db)
 
 
+def test_ctrl_c_stops_the_cluster_and_says_one_line(tmp_path: Path) -> None:
+    big_inputs(tmp_path / "in", count=4, copies=6)
+    lake = tmp_path / "lake"
+    proc = _start(["ingest", str(tmp_path / "in"), "--lake", str(lake), "--dask", "local:2"])
+    try:
+        _wait_for_commits(lake, proc, 1)
+        workers = _workers(proc)
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to every process of the command
+        out, err = proc.communicate(timeout=60)
+    finally:
+        _stop(proc)
+    assert proc.returncode == 130, err
+    assert err == ("audit: interrupted; every file completed in the lake is whole, and running the same command "
+                   "again adds the rest\n")
+    assert workers and not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    committed = open_lake(lake).committed
+    assert {row[0] for row in lake_tables(lake)["files"]} == committed
+
+
 def test_rows_of_an_incomplete_file_are_not_seen_and_the_next_run_writes_them(filled: tuple[Path, Path],
                                                                              tmp_path: Path) -> None:
     lake = tmp_path / "lake"

@@ -16,6 +16,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -191,8 +192,14 @@ def _on_dask(target: DaskTarget, jobs: list[IngestJob], writer: LakeWriter, summ
         if target.workers and count < target.workers and len(jobs) > count:
             err.write(f"audit: note: using {count} worker{'s' if count != 1 else ''} (one per core this machine "
                       "gives the ingest)\n")
-        cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=logging.ERROR)
+        # The workers ignore Ctrl-C, as the pool's do (a process started while SIGINT is ignored keeps ignoring
+        # it): this process stops them, and none prints a traceback of its own.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                               dashboard_address=None, silence_logs=logging.CRITICAL)
+        finally:
+            signal.signal(signal.SIGINT, previous)
     try:
         try:
             client = distributed.Client(cluster if cluster is not None else target.address,
@@ -212,9 +219,13 @@ def _on_dask(target: DaskTarget, jobs: list[IngestJob], writer: LakeWriter, summ
                     out = FileFailure(job.path, f"{job.path}: every Dask worker that took it died (out of memory, "
                                                 "killed); it is not in the lake")
                     summary.unfinished.append(job.path)
+                except ImportError as exc:
+                    raise AuditError(f"the Dask workers cannot run the audit ({exc}); install the same audit on "
+                                     f"every worker ({DASK_INSTALL})") from None
                 except Exception as exc:
-                    raise AuditError(f"the Dask workers cannot run the audit ({type(exc).__name__}: {exc}); install "
-                                     f"the same audit on every worker ({DASK_INSTALL})") from None
+                    raise AuditError(f"the Dask cluster stopped the run ({type(exc).__name__}: {exc}); every file "
+                                     "complete in the lake is whole, and running the same command again adds the "
+                                     "rest") from None
                 yield job, out
             summary.worker_peak_mb = _worker_peaks(client)
         finally:
@@ -303,8 +314,8 @@ def _collect(results: Iterator[tuple[IngestJob, Outcome]], summary: LakeSummary,
         raise AuditError(f"{exc} (every file complete in the lake is whole; running the same command again adds "
                          "the rest)") from None
     except KeyboardInterrupt:
-        raise Interrupted(f"interrupted; {summary.ingested} file{'s' if summary.ingested != 1 else ''} added to the "
-                          "lake, each whole (running the same command again adds the rest)") from None
+        raise Interrupted("interrupted; every file completed in the lake is whole, and running the same command "
+                          "again adds the rest") from None
     finally:
         close = getattr(results, "close", None)
         if close is not None:
