@@ -67,7 +67,7 @@ def lake_tables(lake: Path, clock: bool = False) -> dict[str, list[tuple[Any, ..
 
 def parquet_files(lake: Path) -> dict[str, float]:
     """Every Parquet file in place (not under ``_tmp``), with its modification time."""
-    return {str(p.relative_to(lake)): p.stat().st_mtime for p in lake.glob("*/*/*.parquet")}
+    return {str(p.relative_to(lake)): p.stat().st_mtime for p in lake.glob("*/part=*/*.parquet")}
 
 
 def big_inputs(folder: Path, count: int, copies: int) -> list[Path]:
@@ -158,15 +158,20 @@ def test_from_lake_loads_the_same_rows_clock_included(filled: tuple[Path, Path],
     assert f"0 files ingested ({files} already in the database)" in again.output
 
 
-def test_rerun_adds_nothing_and_sends_no_work(filled: tuple[Path, Path], inputs: list[str]) -> None:
+def test_rerun_adds_nothing_and_sends_no_work(filled: tuple[Path, Path], inputs: list[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import distributed
+
+    def no_cluster(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a cluster was started with nothing to send")
+
+    monkeypatch.setattr(distributed, "LocalCluster", no_cluster)
     lake, _ = filled
     before = parquet_files(lake)
-    started = time.perf_counter()
     result = run("ingest", *inputs, "--lake", str(lake), "--dask", "local:2")
     assert result.exit_code == 0, result.output
     assert f"0 files ingested ({len(before) // len(SCHEMA)} already in the lake)" in result.output
     assert parquet_files(lake) == before
-    assert time.perf_counter() - started < 5, "a cluster was started for nothing"
 
 
 def test_worker_pool_fills_the_same_lake(filled: tuple[Path, Path], inputs: list[str], tmp_path: Path) -> None:
@@ -219,7 +224,7 @@ def _stop(proc: subprocess.Popen[str]) -> None:
 
 
 def test_a_killed_worker_gives_its_file_to_another(tmp_path: Path) -> None:
-    files = big_inputs(tmp_path / "in", count=8, copies=6)
+    files = big_inputs(tmp_path / "in", count=6, copies=4)
     lake, db = tmp_path / "lake", tmp_path / "db.duckdb"
     proc = _start(["ingest", str(tmp_path / "in"), "--lake", str(lake), "--dask", "local:2"])
     try:
@@ -239,18 +244,18 @@ def test_a_killed_worker_gives_its_file_to_another(tmp_path: Path) -> None:
 
 
 def test_a_killed_run_leaves_no_partial_file_and_the_next_completes_it(tmp_path: Path) -> None:
-    big_inputs(tmp_path / "in", count=6, copies=6)
+    big_inputs(tmp_path / "in", count=6, copies=4)
     lake, db = tmp_path / "lake", tmp_path / "db.duckdb"
     proc = _start(["ingest", str(tmp_path / "in"), "--lake", str(lake), "--dask", "local:2"])
     try:
         _wait_for_commits(lake, proc, 1)
-        time.sleep(0.05)
+        _busy_worker(proc, lake)  # a file is being written: the kill lands in the middle of it
     finally:
         _stop(proc)
     assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
     committed = open_lake(lake).committed
     assert 0 < len(committed) < 6, "the run was not killed half-way"
-    for path in lake.glob("*/*/*.parquet"):  # every file in place is whole
+    for path in lake.rglob("*.parquet"):  # every file in place is whole, and no other has that name
         assert pq.read_metadata(path).num_columns == len(SCHEMA[path.parent.parent.name])
     leftovers = [p for p in lake.rglob("*") if p.is_file() and not p.name.endswith(".parquet")
                  and p.name != MANIFEST]
@@ -266,7 +271,7 @@ def test_a_killed_run_leaves_no_partial_file_and_the_next_completes_it(tmp_path:
 
 
 def test_ctrl_c_stops_the_cluster_and_says_one_line(tmp_path: Path) -> None:
-    big_inputs(tmp_path / "in", count=4, copies=6)
+    big_inputs(tmp_path / "in", count=4, copies=4)
     lake = tmp_path / "lake"
     proc = _start(["ingest", str(tmp_path / "in"), "--lake", str(lake), "--dask", "local:2"])
     try:

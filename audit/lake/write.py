@@ -24,6 +24,8 @@ from audit.store import DATA_TABLES, FileRows
 ROW_GROUP_ROWS = 64_000
 """Rows of a table gathered before they are written as one Parquet row group (bounded memory, few row groups)."""
 COMPRESSION = "zstd"
+PART = ".parquet.part"
+"""The suffix of a file being written (no pattern for ``*.parquet`` takes it for a finished one)."""
 
 Outcome = FileRows | FileFailure | None
 """What became of one input file: its rows (now complete in the lake), why it was skipped, or ``None``: it was
@@ -45,22 +47,27 @@ class _ParquetSink:
         self.rows: dict[str, int] = {}
 
     def __call__(self, table: str, batch: Any) -> None:
+        self._writer(table)  # the file exists from the table's first rows on
         self.pending.setdefault(table, []).append(batch)
         self.rows[table] = self.rows.get(table, 0) + batch.num_rows
         if self.rows[table] >= ROW_GROUP_ROWS:
             self._write(table)
 
+    def _writer(self, table: str) -> Any:
+        import pyarrow.parquet as pq
+
+        writer = self.writers.get(table)
+        if writer is None:
+            writer = pq.ParquetWriter(self.folder / f"{table}{PART}", arrow_schema(table), compression=COMPRESSION)
+            self.writers[table] = writer
+        return writer
+
     def _write(self, table: str) -> None:
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         batches = self.pending.pop(table, [])
         self.rows[table] = 0
-        writer = self.writers.get(table)
-        if writer is None:
-            schema = arrow_schema(table)
-            writer = pq.ParquetWriter(self.folder / f"{table}.parquet", schema, compression=COMPRESSION)
-            self.writers[table] = writer
+        writer = self._writer(table)
         if batches:
             writer.write_table(pa.Table.from_batches(batches, schema=writer.schema))
 
@@ -111,11 +118,11 @@ def write_file(lake: Lake, job: IngestJob) -> Outcome:
         finally:
             sink.close()
         pq.write_table(files_table(rows, dt.datetime.now().replace(microsecond=0)),
-                       folder / f"{COMMIT_TABLE}.parquet", compression=COMPRESSION)
+                       folder / f"{COMMIT_TABLE}{PART}", compression=COMPRESSION)
         for table in DATA_TABLES + (COMMIT_TABLE,):
             target = lake.path(table, rows.sha256)
             target.parent.mkdir(exist_ok=True)
-            os.replace(folder / f"{table}.parquet", target)
+            os.replace(folder / f"{table}{PART}", target)
         return rows
     finally:
         shutil.rmtree(folder, ignore_errors=True)
