@@ -198,6 +198,8 @@ def _on_dask(target: DaskTarget, jobs: list[IngestJob], writer: LakeWriter, summ
         try:
             cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
                                                dashboard_address=None, silence_logs=logging.CRITICAL)
+        except (OSError, RuntimeError, TimeoutError) as exc:
+            raise AuditError(f"--dask local: the local Dask cluster did not start ({exc})") from None
         finally:
             signal.signal(signal.SIGINT, previous)
     try:
