@@ -334,6 +334,22 @@ def test_a_lake_with_a_stranger_inside_is_refused(filled: tuple[Path, Path], tmp
     assert parquet_files(lake) == before and not (tmp_path / "x.duckdb").exists()
 
 
+def test_from_lake_refuses_a_file_of_other_columns(filled: tuple[Path, Path], tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    lake = tmp_path / "lake"
+    shutil.copytree(filled[0], lake)
+    victim = sorted(lake.glob("findings/*/*.parquet"))[-1]
+    pq.write_table(pa.table({"hand_key": ["x"], "rule": ["made up"]}), victim)
+    db = tmp_path / "x.duckdb"
+    result = run("ingest", "--db", str(db), "--from-lake", str(lake))
+    assert result.exit_code == 2 and "its columns are not those of the findings table" in result.output
+    with Store.open(db, read_only=True) as store:  # the files loaded before it are whole; it is not there
+        assert store.one("SELECT count(*) FROM files WHERE file_sha = ?", [victim.stem]) == (0,)
+        assert store.one("SELECT count(*) FROM hands WHERE file_sha = ?", [victim.stem]) == (0,)
+        assert store.one("SELECT count(*) FROM findings WHERE rule = 'made up'") == (0,)
+
+
 def test_a_lake_of_another_schema_is_refused(tmp_path: Path) -> None:
     lake = tmp_path / "lake"
     assert run("ingest", str(CASES / "generated" / "clean-003.txt"), "--lake", str(lake)).exit_code == 0

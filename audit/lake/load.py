@@ -59,6 +59,7 @@ def load_lake(lake_dir: str, db: str, err: IO[str] | None = None, verbose: bool 
 def _load_file(store: Store, lake: Lake, sha: str) -> dict[str, Any] | None:
     """One input file's rows in one transaction; its ``files`` row (``None``: the database had it already)."""
     import duckdb
+    import pyarrow as pa
 
     files = _parquet(lake.path(COMMIT_TABLE, sha), COMMIT_TABLE).read()
     if files.num_rows != 1 or files.column("file_sha")[0].as_py() != sha:
@@ -68,8 +69,6 @@ def _load_file(store: Store, lake: Lake, sha: str) -> dict[str, Any] | None:
         return None
     try:
         for table, source in sources.items():
-            import pyarrow as pa
-
             batches = source.iter_batches(batch_size=APPEND_ROWS)
             store.append(table, pa.RecordBatchReader.from_batches(source.schema_arrow, batches))
         store.append(COMMIT_TABLE, files)
