@@ -12,7 +12,7 @@ NATIVE_SOURCES := $(wildcard audit/*.py audit/dialects/*.py) hatch_build.py
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,serve]'
+	$(BIN)/python -m pip install -q -e '.[test,serve,dask]'
 	touch $(STAMP)
 
 # The hot modules compiled to C with mypyc, in place (about twice the speed); rebuilt when a source changes.

@@ -21,6 +21,7 @@ import click
 from audit import cli_options
 from audit.cli_options import option_option, profile_option
 from audit.errors import AuditError, Interrupted
+from audit.lake.cli import lake_ingest_options, lake_option
 from audit.textout import finite, json_line, printable, shorten, shown
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -54,7 +55,7 @@ def output_options(f: F) -> F:
 
 # ---------------------------------------------------------------------------------------------- ingest
 @click.command()
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1)
 @db_option
 @profile_option
 @option_option
@@ -62,8 +63,9 @@ def output_options(f: F) -> F:
               help="Audit files in this many processes (whole files each; at most one per core is used); the "
                    "database ends the same.")
 @click.option("--verbose", "-v", is_flag=True, help="Print a line on stderr as each file is committed.")
+@lake_ingest_options
 def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: tuple[str, ...], workers: int,
-           verbose: bool) -> None:
+           verbose: bool, lake: str | None, dask: str | None, from_lake: str | None) -> None:
     """Audit PATHS and store hands, actions, pots, awards and findings in a DuckDB database.
 
     A folder means every *.txt in it; '-' reads standard input (./- is a file named '-'). Each file goes in as
@@ -72,11 +74,18 @@ def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: t
     skipped.
     """
     from audit.ingest import ingest as run_ingest
+    from audit.lake.cli import ingest_with_lake, uses_lake
     from audit.profile import option_pairs
     from audit.store import check_db_name
 
     check_db_name(db)
     pairs = option_pairs(options)
+    if uses_lake(lake, dask, from_lake):
+        ingest_with_lake(paths, db, lake, dask, from_lake, cli_options.profile_name(profile_name), tuple(pairs),
+                         workers, verbose)
+        return
+    if not paths:
+        raise click.UsageError("name the files or folders to ingest (or --from-lake DIR)")
     summary = run_ingest(list(paths), db, cli_options.profile_name(profile_name), tuple(pairs), workers,
                          progress=sys.stderr.isatty(), err=sys.stderr, verbose=verbose)
     click.echo(printable(summary.line()))
@@ -120,9 +129,10 @@ def load_reports() -> dict[str, Report]:
 @click.argument("name", required=False)
 @click.option("--list", "list_", is_flag=True, help="Name every report with its description.")
 @db_option
+@lake_option
 @output_options
-def report(name: str | None, list_: bool, db: str, fmt: str, output: str | None, escape_formulas: bool,
-           timeout: float | None) -> None:
+def report(name: str | None, list_: bool, db: str, lake: str | None, fmt: str, output: str | None,
+           escape_formulas: bool, timeout: float | None) -> None:
     """Run the report NAME (see --list) on the database."""
     reports = load_reports()
     if list_:
@@ -135,17 +145,19 @@ def report(name: str | None, list_: bool, db: str, fmt: str, output: str | None,
     chosen = reports.get(name)
     if chosen is None:
         raise AuditError(f"no report named {shown(name)} (audit report --list names them: {', '.join(reports)})")
-    _run_and_write(db, chosen.sql, fmt, output, escape_formulas, timeout)
+    _run_and_write(db, chosen.sql, fmt, output, escape_formulas, timeout, lake)
 
 
 @click.command()
 @click.argument("query")
 @db_option
+@lake_option
 @output_options
-def sql(query: str, db: str, fmt: str, output: str | None, escape_formulas: bool, timeout: float | None) -> None:
+def sql(query: str, db: str, lake: str | None, fmt: str, output: str | None, escape_formulas: bool,
+        timeout: float | None) -> None:
     """Run one read-only SQL QUERY on the database (writes are refused)."""
     _refuse_writes(query)
-    _run_and_write(db, query, fmt, output, escape_formulas, timeout)
+    _run_and_write(db, query, fmt, output, escape_formulas, timeout, lake)
 
 
 def _refuse_writes(query: str) -> None:
@@ -196,18 +208,22 @@ class _Watchdog:
 
 
 def _run_and_write(db: str, query: str, fmt: str, output: str | None, escape_formulas: bool = False,
-                   timeout: float | None = None) -> None:
+                   timeout: float | None = None, lake: str | None = None) -> None:
     import duckdb
 
+    from audit.lake.query import open_lake_store, refuse_output_in_lake
     from audit.outfile import database_files, refuse_clobber
     from audit.store import Store, check_db_name
 
     check_db_name(db)
     if fmt == "parquet" and not output:
         raise AuditError("--format parquet needs --output FILE")
-    if output:
+    if output and lake is not None:
+        refuse_output_in_lake(output, lake)
+    elif output:
         refuse_clobber(output, database_files(db))
-    with Store.open(db, read_only=True) as store, _Watchdog(store.con, timeout) as watchdog:
+    opened = Store.open(db, read_only=True) if lake is None else open_lake_store(lake)
+    with opened as store, _Watchdog(store.con, timeout) as watchdog:
         try:
             names, reader = store.reader(query)
         except duckdb.InterruptException:

@@ -26,7 +26,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any, BinaryIO, TextIO, cast
+from typing import IO, Any, BinaryIO, Generic, TextIO, TypeVar, cast
 
 from audit.errors import AuditError, InputError, Interrupted
 from audit.pipeline import Audited, audit_blocks
@@ -364,10 +364,11 @@ class IngestSummary:
     findings: int = 0
     skipped_hands: int = 0
     seconds: float = 0.0
+    STORE = "database"  # where the files went, as the summary names it
 
     def line(self) -> str:
         """The one-line summary printed at the end."""
-        extra = [f"{self.already} already in the database"] if self.already else []
+        extra = [f"{self.already} already in the {self.STORE}"] if self.already else []
         if self.failed:
             extra.append(f"{len(self.failed)} skipped")
         note = f" ({', '.join(extra)})" if extra else ""
@@ -429,14 +430,18 @@ def usable_workers(asked: int, files: int) -> int:
     return max(1, min(asked, cores, files, MAX_WORKERS))
 
 
-class _Pool:
-    """Worker processes that audit whole files, one at a time each, and answer over a pipe.
+Outcome = TypeVar("Outcome")
+
+
+class _Pool(Generic[Outcome]):
+    """Worker processes that audit whole files, one at a time each, and answer over a pipe: ``task(job, spill
+    prefix)`` runs in the worker for each job (``run_job`` for the database, a lake writer for ``--lake``).
 
     A worker that ends without answering (killed by the out-of-memory killer or ``kill -9``) is noticed at once
     (``WorkerDied``), where a ``multiprocessing.Pool`` would wait for it forever. The workers ignore Ctrl-C: the
     main process stops them, so no worker prints a traceback of its own."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, task: Callable[[IngestJob, str], Outcome]) -> None:
         import multiprocessing
 
         # spawn, not fork: the parent holds a DuckDB connection and Arrow thread pools, which a fork would copy
@@ -448,7 +453,7 @@ class _Pool:
         try:
             for _ in range(workers):
                 mine, theirs = ctx.Pipe()
-                proc = ctx.Process(target=_worker_main, args=(theirs,), daemon=True)
+                proc = ctx.Process(target=_worker_main, args=(theirs, task), daemon=True)
                 proc.start()
                 theirs.close()
                 self.procs.append(proc)
@@ -457,12 +462,12 @@ class _Pool:
             signal.signal(signal.SIGINT, previous)
 
     def run(self, jobs: list[IngestJob], spill_dir: str,
-            ahead: int) -> Iterator[tuple[IngestJob, FileRows | FileFailure]]:
+            ahead: int) -> Iterator[tuple[IngestJob, Outcome]]:
         """The jobs' results in job order; at most ``ahead`` finished files wait to be written. When a worker
         dies, the files before its file are still given, then ``WorkerDied`` names it."""
         from multiprocessing.connection import wait
 
-        results: dict[int, FileRows | FileFailure] = {}
+        results: dict[int, Outcome] = {}
         busy: dict[int, int] = {}  # worker -> job index
         live = list(range(len(self.procs)))
         dead_at = len(jobs)  # the first job whose worker died
@@ -527,19 +532,18 @@ def _death(path: str, exitcode: int | None) -> str:
         how += ", perhaps for lack of memory)" if exitcode == -signal.SIGKILL else ")"
     elif exitcode:
         how = f"it stopped with status {exitcode}"
-    return (f"the worker process auditing {path} ended without finishing it: {how}; the database holds the "
-            "files before it. Run the ingest again (with fewer --workers if memory is short)")
+    return (f"the worker process auditing {path} ended without finishing it: {how}; the files before it are "
+            "stored. Run the ingest again (with fewer --workers if memory is short)")
 
 
-def _worker_main(conn: Any) -> None:
+def _worker_main(conn: Any, task: Callable[[IngestJob, str], object]) -> None:
     """A worker: audit the files the main process sends, one at a time, until the pipe closes."""
     while True:
         try:
-            task = conn.recv()
+            job, prefix = conn.recv()
         except (EOFError, OSError):
             return
-        job, prefix = task
-        out = run_job(job, prefix)
+        out = task(job, prefix)
         try:
             conn.send(out)
         except OSError:  # the main process is gone (killed): nobody to answer
@@ -593,12 +597,12 @@ def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str,
     bar = _progress_bar(sum(j.size for j in jobs), err) if progress and jobs else None
     tick = bar.update if bar is not None else None
     current = ""
-    pool: _Pool | None = None
+    pool: _Pool[FileRows | FileFailure] | None = None
     try:
         if count <= 1:
             results = _in_process(store, jobs, tick)
         else:
-            pool = _Pool(count)
+            pool = _Pool(count, run_job)
             results = _written(store, pool.run(jobs, scratch, ahead=2 * count), tick)
         for job, out in results:
             current = job.path
