@@ -12,9 +12,9 @@ from audit.dialects.dispatch import parse_block
 from audit.dialects.registry import default_profile
 from audit.profile import Profile, load_profile
 from audit.read import RawBlock, read_blocks, read_bytes_blocks, read_text_blocks
-from audit.replay import HandResult, replay
+from audit.engine.streets import HandResult, replay
 from audit.rules import Rule
-from audit.session import SessionTracker
+from audit.engine.session import SessionTracker
 
 UNSUPPORTED_GAMES_OK = ("5 Card Draw",)
 # A crafted hand (hundreds of tied seats) could otherwise turn 40 KB of log into megabytes of findings.
