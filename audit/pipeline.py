@@ -12,7 +12,8 @@ from audit.dialects.dispatch import parse_block
 from audit.dialects.registry import default_profile
 from audit.profile import Profile, load_profile
 from audit.read import RawBlock, read_blocks, read_bytes_blocks, read_text_blocks
-from audit.engine.streets import HandResult, replay
+from audit.engine.result import HandResult
+from audit.engine.streets import replay
 from audit.rules import Rule
 from audit.engine.session import SessionTracker
 

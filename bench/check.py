@@ -95,7 +95,7 @@ def pokerkit_compare(path: str, limit: int) -> None:
     from audit.dialects.dispatch import parse_block
     from audit.profile import load_profile
     from audit.read import read_blocks
-    from audit.engine.streets import replay
+    from audit import replay
 
     profile = load_profile("home-open")
     hands: list[Hand] = []

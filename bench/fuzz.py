@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from audit.errors import AuditError  # noqa: E402
 from audit.pipeline import Audited, audit_blocks  # noqa: E402
-from audit.engine.streets import replay  # noqa: E402
+from audit import replay  # noqa: E402
 from audit.profile import load_profile  # noqa: E402
 from audit.read import iter_lines, read_text_blocks, split_blocks  # noqa: E402
 

@@ -32,7 +32,7 @@ def main() -> None:
     from audit.pipeline import FileContext, audit_parsed
     from audit.profile import load_profile
     from audit.read import read_blocks
-    from audit.engine.streets import replay
+    from audit import replay
 
     replay_module = sys.modules["audit.engine.streets"]
     print(f"the engine from {replay_module.__file__} ({compiled_state()})")

@@ -9,7 +9,9 @@ from __future__ import annotations
 from audit.findings import Finding, make_finding
 from audit.model import NoPlay, Post, SessionEnd
 from audit.profile import Profile
-from audit.engine.streets import BLIND_ORDER, STREET_NAMES, HandResult, blind_levels, blind_seats, ring_from_button
+from audit.engine.result import HandResult
+from audit.engine.state import STREET_NAMES
+from audit.engine.table import BLIND_ORDER, blind_levels, blind_seats, ring_from_button
 from audit.rules import Rule
 
 

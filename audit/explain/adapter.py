@@ -18,7 +18,7 @@ from audit.findings import Finding
 from audit.model import Action, Collect, Dealt, Discard, Hand, Item, Post, Score, Show, StandPat
 from audit.pots import build_pots, uncalled
 from audit.profile import Profile
-from audit.engine.streets import HandResult
+from audit.engine import HandResult
 
 _SWEEP = frozenset({"draw", "second betting round", "show down", "summary", "redeal"})
 """Streets on whose first step the bets in front of the seats are swept into the pot."""

@@ -1,0 +1,218 @@
+"""The show down: shown hands against the cards each player holds, their stated names, who shows first, the best
+hand of each pot, points in a game without bets, and (site logs) the hero's known cards against the hands shown."""
+
+from __future__ import annotations
+
+from audit.engine.deal import check_card_list
+from audit.engine.parole import end_parole_answers
+from audit.engine.rounds import close_round
+from audit.engine.state import HandState, add, record
+from audit.model import Dealt, Discard, Muck, Score, Show, StandPat
+from audit.pots import Pot
+from audit.rules import Rule
+
+
+def on_show(st: HandState, s: Show) -> None:
+    """A hand shown: the player's cards (checked against what he holds) and its stated name."""
+    p = s.player
+    if st.parole_open:
+        end_parole_answers(st, s.line)
+    if st.parole_state == "accepted" and not st.show_order:
+        add(st, Rule.PAROLE, s.line, "The parole was accepted, so the pots are split without a show down.",
+            player=p, expected="no show down", actual="show down")
+    if st.street in ("second", "first", "draw"):
+        close_round(st, s.line)
+        st.street = "showdown"
+    if p in st.folded:
+        add(st, Rule.SHOWN_CARDS, s.line, f"{p} showed cards after folding.", player=p)
+    cards = s.cards
+    clean = check_card_list(st, cards, s.line, "'s shown hand", p)
+    final = st.cards.get(p)
+    if final is not None and st.known_cards and final != cards and sorted(final) != sorted(cards):
+        add(st, Rule.SHOWN_CARDS, s.line,
+            f"{p} showed {' '.join(cards)}, but his hand after the draw was {' '.join(final)}.",
+            player=p, expected=" ".join(final), actual=" ".join(cards))
+    elif final is not None and not st.known_cards:
+        known = set(final)
+        if not known <= set(cards):
+            add(st, Rule.SHOWN_CARDS, s.line, f"{p} showed {' '.join(cards)}, which does not hold the cards "
+                f"he was dealt ({' '.join(final)}).", player=p)
+    if final is None or not st.known_cards:
+        st.cards[p] = cards
+        if not st.loose_cards:
+            for c in cards:
+                if c not in st.used:
+                    st.loose_cards = True
+                    break
+        if not st.known_cards:
+            for c in cards:
+                if c in st.shown_cards_all:
+                    add(st, Rule.CARD_DUPLICATE, s.line, f"{c} is shown in two hands.", player=p, actual=c)
+                st.shown_cards_all.add(c)
+    if s.description is not None and len(cards) == 5 and clean:
+        try:
+            ok = st.ranking.description_matches(s.description, cards)
+        except ValueError:
+            ok = True
+        if not ok:
+            add(st, Rule.HAND_DESCRIPTION, s.line,
+                f"{p}'s hand {' '.join(cards)} is {st.ranking.describe(cards)}, not "
+                f"'{s.description}'.", player=p, expected=st.ranking.describe(cards),
+                actual=s.description)
+    if p not in st.shown:
+        st.show_order.append(p)
+    st.shown[p] = s
+    if st.steps is not None:
+        record(st, s.line, s)
+
+
+def on_muck(st: HandState, m: Muck) -> None:
+    """A hand thrown away unshown at the show down."""
+    if st.parole_open:
+        end_parole_answers(st, m.line)
+    if st.street in ("second", "first", "draw"):
+        close_round(st, m.line)
+        st.street = "showdown"
+    st.mucked.add(m.player)
+    if st.steps is not None:
+        record(st, m.line, m)
+
+
+def on_score(st: HandState, s: Score) -> None:
+    """A point scored (a game without bets)."""
+    st.scores[s.player] = st.scores.get(s.player, 0) + s.points
+    if st.steps is not None:
+        record(st, s.line, s)
+
+
+def best_hands(st: HandState, players: list[str], distinct: bool = True) -> list[str]:
+    """Of ``players``, those holding the best five cards (ties all); hands that cannot be ranked are left out
+    (``distinct``: and hands holding a card twice)."""
+    best: tuple[int, ...] | None = None
+    winners: list[str] = []
+    for p in players:
+        cards = st.cards.get(p)
+        if not cards or len(cards) != 5 or (distinct and len(set(cards)) != 5):
+            continue
+        try:
+            s = st.ranking.strength(cards)
+        except ValueError:  # a card this deck does not have: reported where it was dealt
+            continue
+        if best is None or s > best:
+            best, winners = s, [p]
+        elif s == best:
+            winners.append(p)
+    return winners
+
+
+def pot_winners(st: HandState, pot: Pot, showdown_players: list[str], parole: bool) -> list[str]:
+    """Who wins ``pot``: its only eligible player, every eligible player after an accepted parole, else the
+    best hands among those who reached the show down."""
+    if parole:
+        return list(pot.eligible)
+    eligible = [p for p in pot.eligible if p in showdown_players]
+    if len(pot.eligible) == 1:
+        return list(pot.eligible)
+    if not eligible:
+        return []
+    return best_hands(st, eligible)
+
+
+def check_show_order(st: HandState, live: list[str]) -> None:
+    """``SHOW_ORDER``: the last aggressor of the second round shows first (else the first to act, or the first
+    player left of the button, as the profile says)."""
+    if not st.show_order or len(live) < 2 or st.parole_state == "accepted":
+        return
+    second = st.rounds.get("second")
+    first_shower: str | None = None
+    if second is not None and second.last_aggressor is not None:
+        first_shower = second.last_aggressor
+    elif st.profile.show_first_no_bet == "first-to-act" and second is not None and second.first_actor:
+        first_shower = second.first_actor
+    else:
+        order = st.order
+        n = len(order)
+        start = st.button_index + 1
+        for i in range(n):
+            q = order[(start + i) % n]
+            if q in live:
+                first_shower = q
+                break
+    if first_shower is None or first_shower not in live:
+        return
+    if st.show_order[0] != first_shower and first_shower in st.shown:
+        line = st.shown[st.show_order[0]].line
+        add(st, Rule.SHOW_ORDER, line, f"{st.show_order[0]} showed first; {first_shower} should have shown "
+            "first.", player=st.show_order[0], expected=first_shower, actual=st.show_order[0],
+            street="showdown")
+
+
+def check_points(st: HandState, live: list[str]) -> None:
+    """``POINTS`` (a game without bets): one point to each best hand, none to anyone else."""
+    winners = best_hands(st, live, distinct=False)
+    for p in winners:
+        if st.scores.get(p, 0) != 1:
+            add(st, Rule.POINTS, st.hand.end_line, f"{p} had the best hand and should score 1 point.",
+                player=p, expected=1, actual=st.scores.get(p, 0), street="showdown")
+    for p, n in st.scores.items():
+        if p not in winners:
+            add(st, Rule.POINTS, st.hand.end_line, f"{p} scored {n} but did not have the best hand.",
+                player=p, expected=0, actual=n, street="showdown")
+
+
+def check_site_known_cards(st: HandState) -> None:
+    """Site logs: the hero's known cards against every other player's shown hand (RULES.md, "Site logs").
+
+    A card the hero still held after the draw is live: shown by another player it is ``CARD_DUPLICATE`` (when
+    the hero showed too, the shown hands' own comparison reports it). A player who stood pat shows the hand he
+    was dealt, so a card the hero was dealt is ``CARD_DUPLICATE`` there too. When the cards dealt in the hand,
+    draws included, number 52 or fewer, no reshuffle can have happened: a card the hero threw away (a discard,
+    or his hand folded before the draw) that another player shows is ``STUB_CARD``."""
+    if not st.shown:
+        return
+    dealt: dict[str, set[str]] = {}  # the hero's (a player whose cards the log shows) first hand
+    held: dict[str, set[str]] = {}  # every card he held
+    thrown: dict[str, set[str]] = {}  # his discards
+    stood_pat: set[str] = set()
+    cards_dealt = 5 * len(st.order)
+    for item in st.hand.body:
+        if type(item) is Dealt:
+            cards = {c for group in item.groups for c in group}
+            if item.player not in dealt:
+                dealt[item.player] = cards
+                held[item.player] = set(cards)
+            else:
+                held[item.player] |= cards
+        elif type(item) is Discard:
+            cards_dealt += len(item.cards) if item.cards is not None else item.count
+            if item.cards is not None:
+                thrown.setdefault(item.player, set()).update(item.cards)
+        elif type(item) is StandPat:
+            stood_pat.add(item.player)
+    no_reshuffle = cards_dealt <= len(st.deck_cards)
+    for hero, first in dealt.items():
+        folded_before_draw = hero in st.folded and hero not in st.drew
+        discards = thrown.get(hero, set())
+        live = set() if folded_before_draw else held[hero] - discards
+        gone = held[hero] if folded_before_draw else discards
+        hero_shown = set(st.shown[hero].cards) if hero in st.shown else set()
+        for q in st.show_order:
+            if q == hero or q in dealt:
+                continue
+            show = st.shown[q]
+            for c in show.cards:
+                if c in hero_shown:
+                    continue  # two shown hands: reported when the second was shown
+                if c in live:
+                    add(st, Rule.CARD_DUPLICATE, show.line, f"{q} showed {c}, but {hero} still held {c} after "
+                        "the draw: the same card in two live hands.", player=q, actual=c,
+                        street="showdown")
+                elif c in first and q in stood_pat:
+                    add(st, Rule.CARD_DUPLICATE, show.line, f"{q} stood pat, so he showed the hand he was "
+                        f"dealt, but {c} was dealt to {hero}: the same card dealt twice.", player=q,
+                        actual=c, street="showdown")
+                elif c in gone and no_reshuffle:
+                    how = "folded before the draw" if folded_before_draw else "discarded"
+                    add(st, Rule.STUB_CARD, show.line, f"{q} showed {c}, which {hero} had {how}; with only "
+                        f"{cards_dealt} cards dealt in this hand, draws included, no reshuffle can have "
+                        "brought it back.", player=q, actual=c, street="showdown")
