@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from audit.errors import ProfileError
-from audit.findings import Finding, make_finding, parse_finding
+from audit.findings import Finding, parse_finding, said_finding
 from audit.model import Block, Hand, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
 from audit.dialects.dispatch import parse_block
 from audit.dialects.registry import default_profile
@@ -143,18 +143,17 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
         profile = load_profile(dialect_profile)
     game = hand.game
     if game is not None and game.name not in UNSUPPORTED_GAMES_OK:
-        f = make_finding(Rule.UNSUPPORTED_GAME, hand.file, hand.hand_id, hand.line,
-                         f"This hand is {game.name}; the audit covers five-card draw only, so it was not checked.",
-                         actual=game.name, session=session)
+        f = said_finding(Rule.UNSUPPORTED_GAME, "finding.UNSUPPORTED_GAME.game", (("game", game.name),), hand.file,
+                         hand.hand_id, hand.line, actual=game.name, session=session)
         return Audited([f], session=session, profile=profile.name, hand=hand)
     try:
         result = replay(hand, profile, session, steps)
     except Exception as exc:  # a log the engine cannot follow must not stop the other hands
         if tracker is not None:
             tracker.lost_hand()
-        f = make_finding(Rule.PARSE_ERROR, hand.file, hand.hand_id, hand.line,
-                         f"This hand could not be audited: the replay stopped at an unexpected situation "
-                         f"({type(exc).__name__}: {exc}). Please report it with the hand.", session=session)
+        f = said_finding(Rule.PARSE_ERROR, "finding.PARSE_ERROR.engine_stopped",
+                         (("error", type(exc).__name__), ("detail", str(exc))), hand.file, hand.hand_id, hand.line,
+                         session=session)
         return Audited([f], session=session, profile=profile.name, hand=hand)
     findings = list(result.findings)
     if tracker is not None:
@@ -187,7 +186,7 @@ def _capped(findings: list[Finding], hand: Hand, session: str | None) -> list[Fi
             kept.append(f)
     for rule, n in counts.items():
         if n > MAX_FINDINGS_PER_RULE:
-            kept.append(make_finding(Rule[rule], hand.file, hand.hand_id, hand.end_line,
-                                     f"... and {n - MAX_FINDINGS_PER_RULE} more {rule} findings in this hand, "
-                                     "not listed one by one.", actual=n - MAX_FINDINGS_PER_RULE, session=session))
+            kept.append(said_finding(Rule[rule], "finding.more", (("n", n - MAX_FINDINGS_PER_RULE), ("rule", rule)),
+                                     hand.file, hand.hand_id, hand.end_line, actual=n - MAX_FINDINGS_PER_RULE,
+                                     session=session))
     return kept

@@ -1,19 +1,30 @@
-"""Betting: checks, calls, bets, raises and folds, against what is legal now (``audit.engine.state``'s queries:
-to call, min raise-to, max raise-to, may raise), the turn, the sizes (minimum, bet unit, pot limit, fixed limit
-and its cap), openers and the time limits."""
+"""Betting: checks, calls, bets, raises and folds.
+
+- what is legal now: ``audit.engine.state``'s queries (to call, min raise-to, max raise-to, may raise, whose
+  turn), ``audit.engine.allowed`` for whether acting at all is allowed;
+- the judgement, before anything moves: ``check_turn`` (``ACTION_OUT_OF_TURN``), ``check_call``
+  (``CALL_AMOUNT``), ``check_bet`` (``OPENERS``, ``BET_BELOW_MIN``), ``check_raise`` (``AMOUNT_NOTATION``,
+  ``RAISE_NOT_REOPENED``, ``RAISE_BELOW_MIN``) and ``check_size`` (``BET_UNIT``, ``BET_OVER_POT``,
+  ``BET_FIXED_SIZE``, ``RAISE_CAP``), besides the time limits (``clock``), the stack and the all-in mark
+  (``forced``);
+- what happened: ``apply_*``, which never refuse.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from audit.engine.allowed import action_not_allowed, may_act
+from audit.engine.clock import check_action_time
 from audit.engine.draw import end_draw_phase
-from audit.engine.forced import put_in
-from audit.engine.parole import all_answered, end_parole_answers, settle_parole
+from audit.engine.forced import pay
+from audit.engine.parole import all_answered, check_play_after_split, end_parole_answers, settle_parole
 from audit.engine.rounds import open_round
 from audit.engine.state import (
-    BettingRound, HandState, add, betting, count_able, describe_item, expected_actor, max_raise_to,
+    BettingRound, HandState, betting, count_able, expected_actor, finding, gather, max_raise_to, note, note_all,
     only_all_ins_left, record,
 )
+from audit.findings import Finding
 from audit.model import Action
 from audit.rules import Rule
 
@@ -22,8 +33,7 @@ def on_action(st: HandState, a: Action) -> None:
     """One betting action: the round opens if the log skipped its marker; judged, then applied."""
     p = a.player
     if st.points_mode:
-        add(st, Rule.ACTION_NOT_ALLOWED, a.line, f"{p} {describe_item(a).split(' ', 1)[1]}, but a game without "
-            "bets has no betting.", player=p, expected="no betting", actual=a.kind)
+        note_all(st, action_not_allowed(st, a, None))
         if st.steps is not None:
             record(st, a.line, a)
         return
@@ -34,40 +44,44 @@ def on_action(st: HandState, a: Action) -> None:
         open_round(st, "second", a.line)
     rnd = st.round
     if rnd is None or st.street not in ("first", "second"):
-        add(st, Rule.ACTION_NOT_ALLOWED, a.line, f"{p} acted ({a.kind}) when there was no betting round.",
-            player=p)
+        note_all(st, action_not_allowed(st, a, None))
         return
     legal: dict[str, Any] | None = None
     if st.steps is not None:
         legal = {"to_call": rnd.to_call(p), "min_raise_to": rnd.min_raise_to(),
                  "max_raise_to": max_raise_to(st, p), "may_raise": rnd.may_raise(p)}
-    judge_turn(st, a)
-    check_time(st, a)
+    not_allowed = action_not_allowed(st, a, rnd)
+    if not_allowed is None:
+        note(st, check_turn(st, a, rnd))
+    else:
+        note_all(st, not_allowed)
+        if may_act(st, a, rnd):
+            note(st, check_turn(st, a, rnd))
+    if a.took is not None or a.timed_out:
+        note_all(st, check_action_time(st, a))
     if st.parole_open and a.kind != "fold":
         end_parole_answers(st, a.line)
-    if st.parole_state == "accepted":
-        add(st, Rule.PAROLE, a.line, f"{p} acted after the parole was accepted; the hand ends with the split.",
-            player=p, expected="the split", actual=a.kind)
+    if st.parole_state is not None:
+        note(st, check_play_after_split(st, p, a.line, a.kind))
     kind = a.kind
     if kind == "fold":
-        st.folded.add(p)
-        rnd.pending.discard(p)
-        rnd.acted.add(p)
-        if st.parole_open and all_answered(st):
-            settle_parole(st)
+        apply_fold(st, a, rnd)
     elif kind == "check":
-        if rnd.to_call(p) > 0:
-            add(st, Rule.ACTION_NOT_ALLOWED, a.line,
-                f"{p} checked while facing a bet of {rnd.current}; he had to call {rnd.to_call(p)}, "
-                "raise or fold.", player=p, expected=f"call {rnd.to_call(p)}", actual="check")
-        rnd.pending.discard(p)
-        rnd.acted.add(p)
+        apply_check(st, a, rnd)
     elif kind == "call":
+        note(st, check_call(st, a, rnd))
+        pay(st, p, a.amount, a.line, a.all_in, "call")
         apply_call(st, a, rnd)
-    elif kind == "bet":
+    elif kind == "bet" and rnd.current <= 0:
+        note_all(st, check_bet(st, a, rnd))
+        pay(st, p, a.amount, a.line, a.all_in, "bet")
         apply_bet(st, a, rnd)
-    else:
-        apply_raise(st, a, rnd)
+    else:  # a raise, or a bet when a bet stands (judged as the raise it would be)
+        judged = kind == "bet"
+        raised = a._replace(kind="raise", to=rnd.bets.get(p, 0) + a.amount) if judged else a
+        note_all(st, check_raise(st, raised, rnd, judged))
+        pay(st, p, raised.to - rnd.bets.get(p, 0), a.line, a.all_in, "raise")
+        apply_raise(st, raised, rnd)
     if rnd.first_actor is None:
         rnd.first_actor = p
     st.last_actor = p
@@ -76,75 +90,42 @@ def on_action(st: HandState, a: Action) -> None:
     after_action(st)
 
 
-def judge_turn(st: HandState, a: Action) -> None:
-    """Whether ``a.player`` may act now, and whose turn it was."""
-    p = a.player
-    rnd = st.round
-    assert rnd is not None
-    if p in st.folded:
-        add(st, Rule.ACTION_NOT_ALLOWED, a.line, f"{p} acted after folding.", player=p)
-        return
-    if p in st.all_in:
-        add(st, Rule.ACTION_NOT_ALLOWED, a.line, f"{p} acted after going all-in.", player=p)
-        return
-    if st.won_by_fold is not None:
-        add(st, Rule.ACTION_NOT_ALLOWED, a.line, f"{p} acted after the hand was already won.", player=p)
-        return
+def _note_all(st: HandState, found: list[Finding] | None) -> None:
+    if found:
+        note_all(st, found)
+
+
+# ------------------------------------------------------------------ the judgement
+def check_turn(st: HandState, a: Action, rnd: BettingRound) -> Finding | None:
+    """``ACTION_OUT_OF_TURN``: the player whose turn it is acts (the first to act, then clockwise among those
+    who must still act)."""
     if not rnd.pending:
-        if a.kind == "call" and p not in rnd.acted and rnd.to_call(p) > 0 and only_all_ins_left(st, rnd):
-            return  # completing a short all-in blind: allowed, though the chips come back uncalled
-        add(st, Rule.ACTION_NOT_ALLOWED, a.line,
-            f"{p} acted after the betting round was already complete.", player=p)
-        return
+        return None
     expected = expected_actor(st, st.last_actor if rnd.acted else None)
-    if expected is not None and expected != p:
-        add(st, Rule.ACTION_OUT_OF_TURN, a.line, f"{p} acted out of turn: it was {expected}'s turn.",
-            player=p, expected=expected, actual=p)
+    if expected is None or expected == a.player:
+        return None
+    return finding(st, Rule.ACTION_OUT_OF_TURN, a.line, "turn", (("player", a.player), ("turn", expected)),
+                   player=a.player, expected=expected, actual=a.player)
 
 
-def check_time(st: HandState, a: Action) -> None:
-    """``TIME_LIMIT``: the time limit, the raise clock, and what a timed-out player is made to do."""
-    prof = st.profile
-    if prof.time_limit is not None and a.took is not None and a.took > prof.time_limit and not a.timed_out:
-        add(st, Rule.TIME_LIMIT, a.line, f"{a.player} took {a.took:g}s; the limit is {prof.time_limit}s.",
-            player=a.player, expected=f"at most {prof.time_limit}s", actual=f"{a.took:g}s")
-    if (prof.raise_time_limit is not None and a.kind in ("bet", "raise") and a.took is not None
-            and a.took > prof.raise_time_limit):
-        add(st, Rule.TIME_LIMIT, a.line,
-            f"{a.player} {'bet' if a.kind == 'bet' else 'raised'} after {a.took:g}s; betting and raising "
-            f"are allowed only within {prof.raise_time_limit}s (after that only check, call or fold).",
-            player=a.player,
-            expected=f"at most {prof.raise_time_limit}s", actual=f"{a.took:g}s")
-    if a.timed_out:
-        rnd = st.round
-        facing = rnd is not None and rnd.to_call(a.player) > 0
-        right = "fold" if facing else "check"
-        if a.kind != right:
-            add(st, Rule.TIME_LIMIT, a.line,
-                f"{a.player} timed out; the house should have made him {right}, not {a.kind}.",
-                player=a.player, expected=right, actual=a.kind)
-
-
-def apply_call(st: HandState, a: Action, rnd: BettingRound) -> None:
-    """A call: judged against the amount owed (or the whole stack), then applied."""
+def check_call(st: HandState, a: Action, rnd: BettingRound) -> Finding | None:
+    """``CALL_AMOUNT``: a call is the amount owed, or every chip left when that is less (matching the largest
+    all-in is as good when everyone else is all-in below the bet)."""
     p = a.player
     owed = rnd.to_call(p)
-    have = max(0, st.stack.get(p, 0))
     if owed == 0:
-        add(st, Rule.ACTION_NOT_ALLOWED, a.line, f"{p} called but there was no bet to call; that is a check.",
-            player=p, expected="check", actual=f"call {a.amount}")
-    elif a.amount != min(owed, have) and not (a.amount > have) and not matches_all_ins(st, a.amount, p, rnd):
-        add(st, Rule.CALL_AMOUNT, a.line,
-            f"{p} called {a.amount}, but the call was {min(owed, have)}"
-            f"{' (all his chips)' if have < owed else ''}.", player=p, expected=min(owed, have),
-            actual=a.amount)
-    elif a.amount > owed:
-        add(st, Rule.CALL_AMOUNT, a.line, f"{p} called {a.amount}, but the call was {owed}.", player=p,
-            expected=owed, actual=a.amount)
-    put_in(st, p, a.amount, a.line, a.all_in, "a call")
-    rnd.bets[p] = rnd.bets.get(p, 0) + a.amount
-    rnd.pending.discard(p)
-    rnd.acted.add(p)
+        return None  # no bet to call: ACTION_NOT_ALLOWED
+    have = max(0, st.stack.get(p, 0))
+    due = min(owed, have)
+    if a.amount != due and not (a.amount > have) and not matches_all_ins(st, a.amount, p, rnd):
+        return finding(st, Rule.CALL_AMOUNT, a.line, "short_stack" if have < owed else "wrong",
+                       (("player", p), ("called_amount", a.amount), ("call_amount", due)), player=p,
+                       expected=due, actual=a.amount)
+    if a.amount > owed:
+        return finding(st, Rule.CALL_AMOUNT, a.line, "wrong",
+                       (("player", p), ("called_amount", a.amount), ("call_amount", owed)), player=p,
+                       expected=owed, actual=a.amount)
+    return None
 
 
 def matches_all_ins(st: HandState, amount: int, p: str, rnd: BettingRound) -> bool:
@@ -161,88 +142,114 @@ def matches_all_ins(st: HandState, amount: int, p: str, rnd: BettingRound) -> bo
     return top < rnd.current and 0 < amount == top - rnd.bets.get(p, 0)
 
 
-def apply_bet(st: HandState, a: Action, rnd: BettingRound) -> None:
-    """An opening bet (a bet when one stands is judged, then applied as a raise)."""
+def check_bet(st: HandState, a: Action, rnd: BettingRound) -> list[Finding] | None:
+    """An opening bet: openers, at least the minimum bet (unless all-in), its size."""
     p = a.player
-    if rnd.current > 0:
-        add(st, Rule.ACTION_NOT_ALLOWED, a.line,
-            f"{p} bet {a.amount}, but a bet of {rnd.current} already stood; that would be a raise.",
-            player=p, expected="call, raise or fold", actual=f"bet {a.amount}")
-        apply_raise(st, a._replace(kind="raise", amount=a.amount, to=rnd.bets.get(p, 0) + a.amount), rnd,
-                    judged=True)
-        return
-    have = max(0, st.stack.get(p, 0))
-    all_in = a.all_in or a.amount >= have
-    check_open(st, a, rnd)
+    out: list[Finding] | None = None
+    opened = check_open(st, a, rnd)
+    if opened is not None:
+        out = [opened]
+    all_in = a.all_in or a.amount >= max(0, st.stack.get(p, 0))
     below = a.amount < rnd.full and not all_in and not rnd.fixed  # fixed limit: judged as a size
     if below:
-        add(st, Rule.BET_BELOW_MIN, a.line,
-            f"{p} opened with {a.amount}; the minimum bet is {rnd.full}.", player=p,
-            expected=f"at least {rnd.full}", actual=a.amount)
-    elif a.amount >= rnd.full and not rnd.fixed:
-        rnd.full = a.amount
-    check_size(st, a, rnd, a.amount, all_in, rnd.bets.get(p, 0) + a.amount, unit=not below)
-    put_in(st, p, a.amount, a.line, a.all_in, "a bet")
-    rnd.bets[p] = rnd.bets.get(p, 0) + a.amount
-    rnd.current = rnd.bets[p]
-    full = a.amount * 2 >= rnd.full if rnd.fixed else a.amount >= rnd.full
-    if rnd.fixed and full:
-        rnd.full_to = rnd.current
-    after_raise(st, p, rnd, full)
-    rnd.opener = rnd.opener or p
+        found = finding(st, Rule.BET_BELOW_MIN, a.line, "bet",
+                        (("player", p), ("bet_amount", a.amount), ("min_amount", rnd.full)), player=p,
+                        expected=f"at least {rnd.full}", actual=a.amount)
+        out = [found] if out is None else out + [found]
+    sizes = check_size(st, a, rnd, a.amount, all_in, rnd.bets.get(p, 0) + a.amount, unit=not below)
+    if sizes:
+        out = sizes if out is None else out + sizes
+    return out
 
 
-def check_open(st: HandState, a: Action, rnd: BettingRound) -> None:
+def check_open(st: HandState, a: Action, rnd: BettingRound) -> Finding | None:
     """``OPENERS``: jacks or better to open, when the profile requires them."""
     if st.street != "first" or not st.profile.openers_jacks or rnd.opener is not None:
-        return
+        return None
     cards = st.cards.get(a.player)
     if cards is None or len(cards) != 5:
-        return
+        return None
     try:
         strength = st.ranking.strength(cards)
     except ValueError:  # a card this deck does not have, or one twice: reported where it was dealt
-        return
+        return None
     jacks = st.ranking.strength(("Jc", "Jd", "2h", "3s", "4c"))
     if strength[0] < jacks[0] or (strength[0] == jacks[0] and strength[1:2] < jacks[1:2]):
-        add(st, Rule.OPENERS, a.line, f"{a.player} opened without a pair of Jacks or better.",
-            player=a.player, expected="a pair of Jacks or better", actual=st.ranking.describe(cards))
+        return finding(st, Rule.OPENERS, a.line, "jacks", (("player", a.player),), player=a.player,
+                       expected="a pair of Jacks or better", actual=st.ranking.describe(cards))
+    return None
+
+
+def check_raise(st: HandState, a: Action, rnd: BettingRound, judged: bool = False) -> list[Finding] | None:
+    """A raise: the log's notation, the betting re-opened for the raiser, the minimum raise (unless all-in), its
+    size. ``judged``: a bet when a bet stands, already judged as such (its notation and re-opening are not)."""
+    p = a.player
+    before = rnd.bets.get(p, 0)
+    faced = rnd.current
+    to = a.to
+    increment = to - faced
+    all_in = a.all_in or to - before >= max(0, st.stack.get(p, 0))
+    out: list[Finding] | None = None
+    if not judged and a.amount != increment:
+        out = [finding(st, Rule.AMOUNT_NOTATION, a.line, "raise",
+                       (("player", p), ("said_amount", a.amount), ("to_amount", to), ("above_amount", increment),
+                        ("bet_amount", faced)),
+                       player=p, expected=f"raises {increment} to {to}", actual=f"raises {a.amount} to {to}")]
+    found: Finding | None = None
+    if not judged and not rnd.may_raise(p) and increment > 0:
+        fixed = rnd.fixed
+        found = finding(st, Rule.RAISE_NOT_REOPENED, a.line, "fixed" if fixed else "short",
+                        (("player", p), ("to_amount", to), ("half_amount", rnd.full // 2 + rnd.full % 2),
+                         ("since_amount", rnd.current - before), ("before_amount", before),
+                         ("full_amount", rnd.full)),
+                        player=p, expected=f"call {rnd.to_call(p)} or fold", actual=f"raise to {to}")
+    elif increment < rnd.full and not all_in and increment > 0 and betting(st) != "fixed-limit":
+        found = finding(st, Rule.RAISE_BELOW_MIN, a.line, "raise",
+                        (("player", p), ("to_amount", to), ("increment_amount", increment), ("bet_amount", faced),
+                         ("full_amount", rnd.full), ("min_to_amount", faced + rnd.full)),
+                        player=p, expected=f"to at least {faced + rnd.full}", actual=f"to {to}")
+    if found is not None:
+        out = [found] if out is None else out + [found]
+    sizes = check_size(st, a, rnd, increment, all_in, to)
+    if sizes:
+        out = sizes if out is None else out + sizes
+    return out
 
 
 def check_size(st: HandState, a: Action, rnd: BettingRound, increment: int, all_in: bool, to: int,
-               unit: bool = True) -> None:
-    """Bet units (qdan), pot limit and fixed-limit sizes and cap; ``to``: the player's total after it."""
+               unit: bool = True) -> list[Finding] | None:
+    """Bet units (qdan), pot limit, fixed-limit sizes and the cap; ``to``: the player's total after it."""
     p = a.player
     prof = st.profile
+    out: list[Finding] | None = None
     bet_unit = prof.bet_unit
     if unit and bet_unit > 1 and not all_in and increment % bet_unit:
-        add(st, Rule.BET_UNIT, a.line, f"{p}'s {a.kind} of {increment} is not a multiple of {bet_unit}.",
-            player=p, expected=f"a multiple of {bet_unit}", actual=increment)
+        out = gather(out, finding(st, Rule.BET_UNIT, a.line, "bet" if a.kind == "bet" else "raise",
+                           (("player", p), ("increment_amount", increment), ("unit_amount", bet_unit)),
+                           player=p, expected=f"a multiple of {bet_unit}", actual=increment))
     structure = betting(st)
     if structure == "pot-limit":
         limit = max_raise_to(st, p)
         if to > limit and not (all_in and to <= limit):
-            add(st, Rule.BET_OVER_POT, a.line, f"{p} made it {to}; pot limit allowed at most {limit}.",
-                player=p, expected=f"at most {limit}", actual=to)
+            out = gather(out, finding(st, Rule.BET_OVER_POT, a.line, "pot",
+                               (("player", p), ("to_amount", to), ("limit_amount", limit)),
+                               player=p, expected=f"at most {limit}", actual=to))
     elif structure == "fixed-limit":
         size = rnd.full
         target = rnd.full_to + size
         if (to != target and not all_in) or to > target:
-            if a.kind == "bet":
-                msg = f"{p} bet {to}; in this round every bet is {size}."
-            else:
-                completing = ("" if rnd.full_to == rnd.current
-                              else f" (completing the last full bet of {rnd.full_to})")
-                msg = f"{p} raised to {to}; in this round a raise is one bet of {size}, so to {target}{completing}."
-            add(st, Rule.BET_FIXED_SIZE, a.line, msg, player=p, expected=target, actual=to)
+            variant = "bet" if a.kind == "bet" else "raise" if rnd.full_to == rnd.current else "raise_completing"
+            out = gather(out, finding(st, Rule.BET_FIXED_SIZE, a.line, variant,
+                               (("player", p), ("to_amount", to), ("size_amount", size), ("target_amount", target),
+                                ("full_to_amount", rnd.full_to)),
+                               player=p, expected=target, actual=to))
         cap = prof.raise_cap
         if cap is not None and rnd.raises >= cap and not cap_lifted_heads_up(st, rnd):
-            why = ""
-            if not prof.raise_cap_heads_up and count_able(st) <= 2:
-                why = (f" The cap was reached with {rnd.capped_with} players able to bet, so folds since then "
-                       "do not lift it.")
-            add(st, Rule.RAISE_CAP, a.line, f"{p} raised after the cap of {cap} bets was reached.{why}",
-                player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1)
+            kept = not prof.raise_cap_heads_up and count_able(st) <= 2
+            out = gather(out, finding(st, Rule.RAISE_CAP, a.line, "kept" if kept else "cap",
+                               (("player", p), ("cap", cap), ("n", rnd.capped_with)),
+                               player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1))
+    return out
 
 
 def cap_lifted_heads_up(st: HandState, rnd: BettingRound) -> bool:
@@ -252,44 +259,49 @@ def cap_lifted_heads_up(st: HandState, rnd: BettingRound) -> bool:
     return not st.profile.raise_cap_heads_up and rnd.capped_with <= 2 and count_able(st) <= 2
 
 
-def apply_raise(st: HandState, a: Action, rnd: BettingRound, judged: bool = False) -> None:
-    """A raise: judged (a bet to raise, the notation, re-opened, the minimum, the size), then applied."""
+# ------------------------------------------------------------------ what happened
+def apply_fold(st: HandState, a: Action, rnd: BettingRound) -> None:
+    """The player is out of the hand (an open parole offer may now have all its answers)."""
+    st.folded.add(a.player)
+    rnd.pending.discard(a.player)
+    rnd.acted.add(a.player)
+    if st.parole_open and all_answered(st):
+        settle_parole(st)
+
+
+def apply_check(st: HandState, a: Action, rnd: BettingRound) -> None:
+    """The player has acted, adding nothing."""
+    rnd.pending.discard(a.player)
+    rnd.acted.add(a.player)
+
+
+def apply_call(st: HandState, a: Action, rnd: BettingRound) -> None:
+    """The call's chips are the player's bet in the round (its chips already put in)."""
     p = a.player
-    before = rnd.bets.get(p, 0)
-    faced = rnd.current
-    if not judged and rnd.current == 0:
-        add(st, Rule.ACTION_NOT_ALLOWED, a.line, f"{p} raised but there was no bet to raise; that is a bet.",
-            player=p, expected=f"bet {a.to}", actual=f"raise to {a.to}")
-    if not judged and a.amount != a.to - faced:
-        add(st, Rule.AMOUNT_NOTATION, a.line,
-            f"{p} 'raises {a.amount} to {a.to}', but {a.to} is {a.to - faced} above the bet of {faced}.",
-            player=p, expected=f"raises {a.to - faced} to {a.to}", actual=f"raises {a.amount} to {a.to}")
+    rnd.bets[p] = rnd.bets.get(p, 0) + a.amount
+    rnd.pending.discard(p)
+    rnd.acted.add(p)
+
+
+def apply_bet(st: HandState, a: Action, rnd: BettingRound) -> None:
+    """An opening bet (its chips already put in): the bet to match; a full bet sets the increment."""
+    p = a.player
+    if a.amount >= rnd.full and not rnd.fixed:
+        rnd.full = a.amount
+    rnd.bets[p] = rnd.bets.get(p, 0) + a.amount
+    rnd.current = rnd.bets[p]
+    full = a.amount * 2 >= rnd.full if rnd.fixed else a.amount >= rnd.full
+    if rnd.fixed and full:
+        rnd.full_to = rnd.current
+    after_raise(st, p, rnd, full)
+    rnd.opener = rnd.opener or p
+
+
+def apply_raise(st: HandState, a: Action, rnd: BettingRound) -> None:
+    """A raise to ``a.to`` (its chips already put in): the bet to match; a full raise sets the increment."""
+    p = a.player
     to = a.to
-    added = to - before
-    have = max(0, st.stack.get(p, 0))
-    all_in = a.all_in or added >= have
-    increment = to - faced
-    if not judged and not rnd.may_raise(p) and increment > 0:
-        since = rnd.current - before
-        if rnd.fixed:
-            why = (f"since {p} acted nobody made a full raise or went all-in for at least half a bet "
-                   f"({rnd.full // 2 + rnd.full % 2})")
-        else:
-            why = (f"the bet went up only {since} since {p}'s bet of {before}, less than the full raise of "
-                   f"{rnd.full}")
-        add(st, Rule.RAISE_NOT_REOPENED, a.line,
-            f"{p} raised to {to}, but the betting was not re-opened for {p}: {why}.",
-            player=p, expected=f"call {rnd.to_call(p)} or fold", actual=f"raise to {to}")
-    elif increment < rnd.full and not all_in and increment > 0 and betting(st) != "fixed-limit":
-        add(st, Rule.RAISE_BELOW_MIN, a.line,
-            f"{p} raised to {to}, {increment} more than the bet of {faced}; the smallest raise was "
-            f"{rnd.full} (to {faced + rnd.full}).", player=p, expected=f"to at least {faced + rnd.full}",
-            actual=f"to {to}")
-    if increment <= 0:
-        add(st, Rule.ACTION_NOT_ALLOWED, a.line, f"{p} 'raised' to {to}, which is not above the bet of {faced}.",
-            player=p, expected=f"more than {faced}", actual=to)
-    check_size(st, a, rnd, increment, all_in, to)
-    put_in(st, p, added, a.line, a.all_in, "a raise")
+    increment = to - rnd.current
     rnd.bets[p] = to
     if to > rnd.current:
         rnd.current = to

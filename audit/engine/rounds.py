@@ -3,12 +3,12 @@ uncalled bet when it closes, and a round that ended before everyone answered (``
 
 from __future__ import annotations
 
-from audit.engine.deal import check_deal_order
+from audit.engine.deal import end_deal
 from audit.engine.forced import check_forced_bets
-from audit.engine.state import (
-    STREET_NAMES, BettingRound, HandState, add, betting, count_able, only_all_ins_left,
-)
+
+from audit.engine.state import BettingRound, HandState, betting, count_able, finding, note, only_all_ins_left
 from audit.engine.table import round_min_bet, round_start, short_blind_level
+from audit.findings import Finding
 from audit.pots import uncalled
 from audit.rules import Rule
 
@@ -26,7 +26,7 @@ def open_round(st: HandState, street: str, line: int) -> None:
     if street == "first" and st.street in ("pre", "deal"):
         if st.street == "pre":
             check_forced_bets(st, line)
-        check_deal_order(st, line)
+        end_deal(st, line)
     st.street = street
     bets: dict[str, int] = {}
     current = 0
@@ -57,22 +57,30 @@ def open_round(st: HandState, street: str, line: int) -> None:
 
 
 def close_round(st: HandState, line: int) -> None:
-    """The round ends here: every active player must have answered the last bet; settle the uncalled."""
+    """The round ends here (judged: every active player answered the last bet); the uncalled bet is due back."""
     rnd = st.round
     if rnd is None:
         return
-    if rnd.pending and st.won_by_fold is None:
-        waiting = [p for p in st.order if p in rnd.pending]
-        who = waiting[0]
-        add(st, Rule.ROUND_INCOMPLETE, line,
-            f"The {STREET_NAMES[st.street]} ended before {', '.join(waiting)} answered the last bet "
-            f"of {rnd.current}.", player=who, expected=f"{who} to act", actual="the round ended")
+    note(st, check_round_complete(st, rnd, line))
     settle_uncalled(st, rnd)
     rnd.end_line = line
     if st.street == "first" and not rnd.any_bet:
         st.all_checked_first = True
     st.round = None
     st.last_actor = None
+
+
+def check_round_complete(st: HandState, rnd: BettingRound, line: int) -> Finding | None:
+    """``ROUND_INCOMPLETE``: the round ends (at ``line``) with every player still able to act having answered
+    the last bet (or the hand won)."""
+    if not rnd.pending or st.won_by_fold is not None:
+        return None
+    waiting = [p for p in st.order if p in rnd.pending]
+    who = waiting[0]
+    street = "first" if st.street == "first" else "second" if st.street == "second" else "other"
+    return finding(st, Rule.ROUND_INCOMPLETE, line, street,
+                   (("waiting", ", ".join(waiting)), ("bet_amount", rnd.current)), player=who,
+                   expected=f"{who} to act", actual="the round ended")
 
 
 def settle_uncalled(st: HandState, rnd: BettingRound) -> None:

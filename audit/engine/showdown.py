@@ -3,40 +3,32 @@ hand of each pot, points in a game without bets, and (site logs) the hero's know
 
 from __future__ import annotations
 
-from audit.engine.deal import check_card_list
-from audit.engine.parole import end_parole_answers
+from audit.engine.deal import note_card_list
+from audit.engine.parole import check_play_after_split, end_parole_answers
 from audit.engine.rounds import close_round
-from audit.engine.state import HandState, add, record
+
+from audit.engine.state import HandState, finding, gather, note, record
+from audit.findings import Finding
 from audit.model import Dealt, Discard, Muck, Score, Show, StandPat
 from audit.pots import Pot
 from audit.rules import Rule
 
 
 def on_show(st: HandState, s: Show) -> None:
-    """A hand shown: the player's cards (checked against what he holds) and its stated name."""
+    """A hand shown: judged against the cards the player holds and its stated name, then his cards."""
     p = s.player
     if st.parole_open:
         end_parole_answers(st, s.line)
-    if st.parole_state == "accepted" and not st.show_order:
-        add(st, Rule.PAROLE, s.line, "The parole was accepted, so the pots are split without a show down.",
-            player=p, expected="no show down", actual="show down")
+    note(st, check_play_after_split(st, p, s.line, "show"))
     if st.street in ("second", "first", "draw"):
         close_round(st, s.line)
         st.street = "showdown"
-    if p in st.folded:
-        add(st, Rule.SHOWN_CARDS, s.line, f"{p} showed cards after folding.", player=p)
     cards = s.cards
-    clean = check_card_list(st, cards, s.line, "'s shown hand", p)
     final = st.cards.get(p)
-    if final is not None and st.known_cards and final != cards and sorted(final) != sorted(cards):
-        add(st, Rule.SHOWN_CARDS, s.line,
-            f"{p} showed {' '.join(cards)}, but his hand after the draw was {' '.join(final)}.",
-            player=p, expected=" ".join(final), actual=" ".join(cards))
-    elif final is not None and not st.known_cards:
-        known = set(final)
-        if not known <= set(cards):
-            add(st, Rule.SHOWN_CARDS, s.line, f"{p} showed {' '.join(cards)}, which does not hold the cards "
-                f"he was dealt ({' '.join(final)}).", player=p)
+    if p in st.folded:
+        note(st, finding(st, Rule.SHOWN_CARDS, s.line, "after_fold", (("player", p),), player=p))
+    clean = note_card_list(st, cards, s.line, "shown", p)
+    note(st, check_shown(st, s, final))
     if final is None or not st.known_cards:
         st.cards[p] = cards
         if not st.loose_cards:
@@ -47,23 +39,51 @@ def on_show(st: HandState, s: Show) -> None:
         if not st.known_cards:
             for c in cards:
                 if c in st.shown_cards_all:
-                    add(st, Rule.CARD_DUPLICATE, s.line, f"{c} is shown in two hands.", player=p, actual=c)
+                    note(st, finding(st, Rule.CARD_DUPLICATE, s.line, "shown_twice", (("card", c),), player=p,
+                                     actual=c))
                 st.shown_cards_all.add(c)
     if s.description is not None and len(cards) == 5 and clean:
-        try:
-            ok = st.ranking.description_matches(s.description, cards)
-        except ValueError:
-            ok = True
-        if not ok:
-            add(st, Rule.HAND_DESCRIPTION, s.line,
-                f"{p}'s hand {' '.join(cards)} is {st.ranking.describe(cards)}, not "
-                f"'{s.description}'.", player=p, expected=st.ranking.describe(cards),
-                actual=s.description)
+        note(st, check_description(st, s))
     if p not in st.shown:
         st.show_order.append(p)
     st.shown[p] = s
     if st.steps is not None:
         record(st, s.line, s)
+
+
+def check_shown(st: HandState, s: Show, final: tuple[str, ...] | None) -> Finding | None:
+    """``SHOWN_CARDS``: the cards shown are the player's hand after the draw (when the log shows every hand), or
+    hold the cards the log showed him (a site's hero)."""
+    p = s.player
+    cards = s.cards
+    if final is None:
+        return None
+    if st.known_cards:
+        if final == cards or sorted(final) == sorted(cards):
+            return None
+        return finding(st, Rule.SHOWN_CARDS, s.line, "differ",
+                       (("player", p), ("cards", " ".join(cards)), ("held", " ".join(final))),
+                       player=p, expected=" ".join(final), actual=" ".join(cards))
+    if set(final) <= set(cards):
+        return None
+    return finding(st, Rule.SHOWN_CARDS, s.line, "not_dealt",
+                   (("player", p), ("cards", " ".join(cards)), ("held", " ".join(final))), player=p)
+
+
+def check_description(st: HandState, s: Show) -> Finding | None:
+    """``HAND_DESCRIPTION``: the hand's stated name is what its five cards make."""
+    assert s.description is not None
+    try:
+        ok = st.ranking.description_matches(s.description, s.cards)
+    except ValueError:
+        ok = True
+    if ok:
+        return None
+    named = st.ranking.describe(s.cards)
+    return finding(st, Rule.HAND_DESCRIPTION, s.line, "wrong",
+                   (("player", s.player), ("cards", " ".join(s.cards)), ("is_hand", named),
+                    ("stated_hand", s.description)),
+                   player=s.player, expected=named, actual=s.description)
 
 
 def on_muck(st: HandState, m: Muck) -> None:
@@ -118,11 +138,11 @@ def pot_winners(st: HandState, pot: Pot, showdown_players: list[str], parole: bo
     return best_hands(st, eligible)
 
 
-def check_show_order(st: HandState, live: list[str]) -> None:
+def check_show_order(st: HandState, live: list[str]) -> Finding | None:
     """``SHOW_ORDER``: the last aggressor of the second round shows first (else the first to act, or the first
     player left of the button, as the profile says)."""
     if not st.show_order or len(live) < 2 or st.parole_state == "accepted":
-        return
+        return None
     second = st.rounds.get("second")
     first_shower: str | None = None
     if second is not None and second.last_aggressor is not None:
@@ -139,28 +159,44 @@ def check_show_order(st: HandState, live: list[str]) -> None:
                 first_shower = q
                 break
     if first_shower is None or first_shower not in live:
-        return
-    if st.show_order[0] != first_shower and first_shower in st.shown:
-        line = st.shown[st.show_order[0]].line
-        add(st, Rule.SHOW_ORDER, line, f"{st.show_order[0]} showed first; {first_shower} should have shown "
-            "first.", player=st.show_order[0], expected=first_shower, actual=st.show_order[0],
-            street="showdown")
+        return None
+    shower = st.show_order[0]
+    if shower == first_shower or first_shower not in st.shown:
+        return None
+    return finding(st, Rule.SHOW_ORDER, st.shown[shower].line, "first",
+                   (("player", shower), ("first", first_shower)), player=shower, expected=first_shower,
+                   actual=shower, street="showdown")
 
 
-def check_points(st: HandState, live: list[str]) -> None:
+def check_points_mode(st: HandState) -> Finding | None:
+    """``POINTS``: a house log's seats count points when the game is played for points, chips otherwise."""
+    prof = st.profile
+    hand = st.hand
+    if prof.points_mode == hand.points_mode or not hand.shows_all_cards:
+        return None
+    line = hand.seats[0].line if hand.seats else hand.line
+    return finding(st, Rule.POINTS, line, "seats_chips" if prof.points_mode else "seats_points",
+                   expected="points" if prof.points_mode else "chips",
+                   actual="points" if hand.points_mode else "chips", street="pre")
+
+
+def check_points(st: HandState, live: list[str]) -> list[Finding] | None:
     """``POINTS`` (a game without bets): one point to each best hand, none to anyone else."""
     winners = best_hands(st, live, distinct=False)
+    out: list[Finding] | None = None
+    end = st.hand.end_line
     for p in winners:
         if st.scores.get(p, 0) != 1:
-            add(st, Rule.POINTS, st.hand.end_line, f"{p} had the best hand and should score 1 point.",
-                player=p, expected=1, actual=st.scores.get(p, 0), street="showdown")
+            out = gather(out, finding(st, Rule.POINTS, end, "best_no_point", (("player", p),), player=p, expected=1,
+                               actual=st.scores.get(p, 0), street="showdown"))
     for p, n in st.scores.items():
         if p not in winners:
-            add(st, Rule.POINTS, st.hand.end_line, f"{p} scored {n} but did not have the best hand.",
-                player=p, expected=0, actual=n, street="showdown")
+            out = gather(out, finding(st, Rule.POINTS, end, "not_best", (("player", p), ("points", n)), player=p,
+                               expected=0, actual=n, street="showdown"))
+    return out
 
 
-def check_site_known_cards(st: HandState) -> None:
+def check_site_known_cards(st: HandState) -> list[Finding] | None:
     """Site logs: the hero's known cards against every other player's shown hand (RULES.md, "Site logs").
 
     A card the hero still held after the draw is live: shown by another player it is ``CARD_DUPLICATE`` (when
@@ -168,8 +204,9 @@ def check_site_known_cards(st: HandState) -> None:
     was dealt, so a card the hero was dealt is ``CARD_DUPLICATE`` there too. When the cards dealt in the hand,
     draws included, number 52 or fewer, no reshuffle can have happened: a card the hero threw away (a discard,
     or his hand folded before the draw) that another player shows is ``STUB_CARD``."""
+    out: list[Finding] | None = None
     if not st.shown:
-        return
+        return out
     dealt: dict[str, set[str]] = {}  # the hero's (a player whose cards the log shows) first hand
     held: dict[str, set[str]] = {}  # every card he held
     thrown: dict[str, set[str]] = {}  # his discards
@@ -203,16 +240,15 @@ def check_site_known_cards(st: HandState) -> None:
             for c in show.cards:
                 if c in hero_shown:
                     continue  # two shown hands: reported when the second was shown
+                params = (("player", q), ("card", c), ("hero", hero), ("n", cards_dealt))
                 if c in live:
-                    add(st, Rule.CARD_DUPLICATE, show.line, f"{q} showed {c}, but {hero} still held {c} after "
-                        "the draw: the same card in two live hands.", player=q, actual=c,
-                        street="showdown")
+                    out = gather(out, finding(st, Rule.CARD_DUPLICATE, show.line, "site_live", params, player=q,
+                                       actual=c, street="showdown"))
                 elif c in first and q in stood_pat:
-                    add(st, Rule.CARD_DUPLICATE, show.line, f"{q} stood pat, so he showed the hand he was "
-                        f"dealt, but {c} was dealt to {hero}: the same card dealt twice.", player=q,
-                        actual=c, street="showdown")
+                    out = gather(out, finding(st, Rule.CARD_DUPLICATE, show.line, "site_stood_pat", params, player=q,
+                                       actual=c, street="showdown"))
                 elif c in gone and no_reshuffle:
-                    how = "folded before the draw" if folded_before_draw else "discarded"
-                    add(st, Rule.STUB_CARD, show.line, f"{q} showed {c}, which {hero} had {how}; with only "
-                        f"{cards_dealt} cards dealt in this hand, draws included, no reshuffle can have "
-                        "brought it back.", player=q, actual=c, street="showdown")
+                    out = gather(out, finding(st, Rule.STUB_CARD, show.line,
+                                       "site_folded" if folded_before_draw else "site_discarded", params,
+                                       player=q, actual=c, street="showdown"))
+    return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from audit.cards import Ranking, make_deck, ranking_for
-from audit.findings import Finding, make_finding
+from audit.findings import Finding, Params, said_finding
 from audit.model import (
     Action, Collect, Dealt, Discard, Hand, Marker, Muck, NoPlay, Parole, Post, Score, Seat, Show, StandPat, SummaryTotal,
     Uncalled,
@@ -190,6 +190,7 @@ class HandState:
         self.draw_closed = False
         self.loose_cards = False  # some hand in ``cards`` holds a card that is not in ``used``
         self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
+        self.unit = hand.game.currency if hand.game is not None else ""  # amounts in cents of a currency, or chips
 
 
 
@@ -202,14 +203,21 @@ def button_index(order: list[str], seat_of: dict[str, int], button: int) -> int:
     return best if best >= 0 else len(order) - 1
 
 
-# ------------------------------------------------------------------ recording
-def add(st: HandState, rule: Rule, line: int, message: str, *, player: str | None = None, expected: object = None,
-        actual: object = None, street: str | None = None) -> None:
-    """Record a finding at ``line`` (``street``: a street's key, else the current street)."""
+# ------------------------------------------------------------------ findings
+def finding(st: HandState, rule: Rule, line: int, variant: str, params: Params = (), *, player: str | None = None,
+            expected: object = None, actual: object = None, street: str | None = None) -> Finding:
+    """A finding of this hand at ``line``: its message is ``finding.<RULE>.<variant>`` with ``params`` (see
+    ``audit.words``); ``street``: a street's key, else the current street."""
     key = street or st.street
-    st.findings.append(make_finding(
-        rule, st.hand.file, st.hand.hand_id, line, message, player=player, street=STREET_NAMES.get(key, key),
-        expected=expected, actual=actual, session=st.session))
+    return said_finding(rule, f"finding.{rule.value}.{variant}", params, st.hand.file, st.hand.hand_id, line,
+                        player=player, street=STREET_NAMES.get(key, key), expected=expected, actual=actual,
+                        session=st.session, unit=st.unit)
+
+
+def note(st: HandState, found: Finding | None) -> None:
+    """Record what a judgement found (nothing when it found nothing)."""
+    if found is not None:
+        st.findings.append(found)
 
 
 def record(st: HandState, line: int, item: Any, legal: dict[str, Any] | None = None) -> None:
@@ -431,3 +439,27 @@ def describe_item(item: Any) -> str:
     if t is NoPlay:
         return f"{item.player} does not play"
     return t.__name__
+
+
+def gather(out: list[Finding] | None, found: Finding) -> list[Finding]:
+    """``out`` with ``found`` added (a judgement makes its list only when it finds something)."""
+    if out is None:
+        return [found]
+    out.append(found)
+    return out
+
+
+def gather_all(out: list[Finding] | None, found: list[Finding] | None) -> list[Finding] | None:
+    """``out`` with everything in ``found`` added."""
+    if not found:
+        return out
+    if out is None:
+        return found
+    out.extend(found)
+    return out
+
+
+def note_all(st: HandState, found: list[Finding] | None) -> None:
+    """Record everything a judgement found (``None``: nothing)."""
+    if found:
+        st.findings.extend(found)

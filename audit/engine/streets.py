@@ -19,7 +19,11 @@ from audit.engine.result import HandResult
 from audit.engine.rounds import close_round, open_round
 from audit.engine.settle import finish, on_collect, on_summary, on_uncalled
 from audit.engine.showdown import on_muck, on_score, on_show
-from audit.engine.state import STREET_NAMES, HandState, add, record
+from audit.engine.allowed import round_not_allowed
+from audit.engine.showdown import check_points_mode
+
+from audit.engine.state import HandState, finding, note, record
+from audit.findings import Finding
 from audit.engine.table import check_seats, min_bet
 from audit.model import (
     Action, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, Parole, Post, Reshuffle, Score,
@@ -46,7 +50,8 @@ def replay(hand: Hand, profile: Profile, session: str | None = None, steps: bool
 
 def walk(st: HandState) -> HandResult:
     """Every line of the body to its phase, then the settlement."""
-    check_seats(st)
+    note(st, check_seats(st))
+    note(st, check_points_mode(st))
     seat_of = st.seat_of
     findings = st.findings
     kinds = _KIND
@@ -58,7 +63,7 @@ def walk(st: HandState) -> HandResult:
         kind = kinds.get(type(item), -1)
         row: tuple[Any, ...] = item  # every line's first field is its line number, the second its player
         if kind in seated and row[1] not in seat_of:
-            unknown_player(st, row[1], row[0])
+            st.findings.append(unknown_player(st, row[1], row[0]))
             continue
         if kind == 0:
             on_action(st, cast(Action, item))
@@ -106,9 +111,9 @@ def walk(st: HandState) -> HandResult:
     return finish(st)
 
 
-def unknown_player(st: HandState, player: str, line: int) -> None:
+def unknown_player(st: HandState, player: str, line: int) -> Finding:
     """``UNKNOWN_PLAYER``: a line names a player without a seat."""
-    add(st, Rule.UNKNOWN_PLAYER, line, f"{player} has no seat at this table.", player=player)
+    return finding(st, Rule.UNKNOWN_PLAYER, line, "no_seat", (("player", player),), player=player)
 
 
 def on_marker(st: HandState, m: Marker) -> None:
@@ -120,8 +125,7 @@ def on_marker(st: HandState, m: Marker) -> None:
         check_forced_bets(st, m.line)
         st.street = "deal"
     elif street in ("first", "second") and st.points_mode:
-        add(st, Rule.ACTION_NOT_ALLOWED, m.line, "A game without bets has no betting rounds.",
-            expected="the draw", actual=f"the {STREET_NAMES[street]}", street=street)
+        note(st, round_not_allowed(st, m))
         st.street = "deal" if street == "first" else "draw"
     elif street in ("first", "second"):
         close_round(st, m.line)
@@ -153,7 +157,7 @@ def on_dealt(st: HandState, d: Dealt) -> None:
     elif st.street in ("draw", "first", "deal", "second") and p in st.draw_pending:
         draw_received(st, d)
     else:
-        received_without_discard(st, d)
+        st.findings.append(received_without_discard(st, d))
     if st.steps is not None:
         record(st, d.line, d)
 
@@ -161,7 +165,7 @@ def on_dealt(st: HandState, d: Dealt) -> None:
 def on_event(st: HandState, e: Event) -> None:
     """A line that changes nothing (a disconnection, a chat line); its player must have a seat in a house log."""
     if e.player not in st.seat_of and st.hand.shows_all_cards:
-        unknown_player(st, e.player, e.line)
+        st.findings.append(unknown_player(st, e.player, e.line))
 
 
 def on_noplay(st: HandState, item: NoPlay) -> None:

@@ -1,14 +1,16 @@
 """The table: seats dealt in, the button, the blinds' seats and sizes, the minimum bet, who starts a round.
 
 Queries over the hand's state (nothing here changes it), and the one judgement made before any line of the body:
-the number of players dealt in, and chips against points.
+the number of players dealt in.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from audit.engine.state import HandState, add, betting, first_able_from, left_of_button
+
+from audit.engine.state import HandState, betting, finding, first_able_from, left_of_button
+from audit.findings import Finding
 from audit.model import Post
 from audit.rules import Rule
 
@@ -18,24 +20,15 @@ BLIND_ORDER: Final = {"small": 1, "big": 2, "over": 3}
 _BLIND_RANK: Final = {"small": 1, "both": 2, "big": 2, "over": 3}
 
 
-def check_seats(st: HandState) -> None:
-    """``SEAT_COUNT``: players dealt in within the profile's range; ``POINTS``: a house log counts points when the
-    game is played for points, chips otherwise."""
+def check_seats(st: HandState) -> Finding | None:
+    """``SEAT_COUNT``: the players dealt in are within the profile's range."""
     n = len(st.order)
     prof = st.profile
-    hand = st.hand
-    if not (prof.min_players <= n <= prof.max_players):
-        add(st, Rule.SEAT_COUNT, hand.line,
-            f"{n} players were dealt in; this game is for {prof.min_players} to {prof.max_players}.",
-            expected=f"{prof.min_players}-{prof.max_players}", actual=n, street="pre")
-    if prof.points_mode != hand.points_mode and hand.shows_all_cards:
-        line = hand.seats[0].line if hand.seats else hand.line
-        if prof.points_mode:
-            msg = "This game is played without bets ('mode = points'), but the seat lines count chips."
-        else:
-            msg = "The seat lines count points, but this game is played for chips (no 'mode = points')."
-        add(st, Rule.POINTS, line, msg, expected="points" if prof.points_mode else "chips",
-            actual="points" if hand.points_mode else "chips", street="pre")
+    if prof.min_players <= n <= prof.max_players:
+        return None
+    return finding(st, Rule.SEAT_COUNT, st.hand.line, "count", (("n", n), ("least", prof.min_players),
+                                                                 ("most", prof.max_players)),
+                   expected=f"{prof.min_players}-{prof.max_players}", actual=n, street="pre")
 
 
 def blind_seats(ring: list[str]) -> dict[str, str]:
