@@ -29,10 +29,12 @@ class Finding(NamedTuple):
     params: Params = ()  # the message's parameters, as (name, value) pairs
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON Lines object of ``audit check --format json``."""
+        """The JSON Lines object of ``audit check --format json``: the English ``message``, and ``msg_id`` and
+        ``params`` to say it in another language (``audit.words.finding_message``)."""
         return {"file": self.file, "session": self.session, "hand": self.hand, "rule": self.rule,
                 "severity": self.severity, "player": self.player, "street": self.street, "line": self.line,
-                "message": self.message, "expected": self.expected, "actual": self.actual}
+                "message": self.message, "expected": self.expected, "actual": self.actual, "msg_id": self.msg_id,
+                "params": dict(self.params)}
 
 
 def said_finding(rule: Rule, key: str, params: Params, file: str, hand: str | None, line: int, *,

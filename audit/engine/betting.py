@@ -12,14 +12,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from audit.engine.allowed import action_not_allowed, may_act
 from audit.engine.clock import check_action_time
 from audit.engine.draw import end_draw_phase
 from audit.engine.forced import pay
 from audit.engine.parole import all_answered, check_play_after_split, end_parole_answers, settle_parole
 from audit.engine.rounds import open_round
+from audit.engine.steps import BetLegal
 from audit.engine.state import (
     BettingRound, HandState, betting, count_able, expected_actor, finding, gather, max_raise_to, note, note_all,
     only_all_ins_left, record,
@@ -46,10 +45,10 @@ def on_action(st: HandState, a: Action) -> None:
     if rnd is None or st.street not in ("first", "second"):
         note_all(st, action_not_allowed(st, a, None))
         return
-    legal: dict[str, Any] | None = None
+    legal: BetLegal | None = None
     if st.steps is not None:
-        legal = {"to_call": rnd.to_call(p), "min_raise_to": rnd.min_raise_to(),
-                 "max_raise_to": max_raise_to(st, p), "may_raise": rnd.may_raise(p)}
+        legal = BetLegal(rnd.to_call(p), rnd.min_raise_to(), max_raise_to(st, p), rnd.may_raise(p),
+                         st.stack.get(p, 0))
     not_allowed = action_not_allowed(st, a, rnd)
     if not_allowed is None:
         note(st, check_turn(st, a, rnd))

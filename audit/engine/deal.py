@@ -69,7 +69,7 @@ def on_deck(st: HandState, d: DeckLine) -> None:
     note_card_list(st, d.cards, d.line, "deck")
     st.deck_order = list(d.cards)
     if st.steps is not None:
-        record(st, d.line, "Deck")
+        record(st, d.line, d)
 
 
 def deal_to(st: HandState, d: Dealt) -> None:

@@ -174,7 +174,7 @@ def on_reshuffle(st: HandState, r: Reshuffle) -> None:
     st.stub_is_known_order = True
     st.back_in_stub |= set(r.cards) & st.used
     if st.steps is not None:
-        record(st, r.line, "Dealer reshuffles")
+        record(st, r.line, r)
 
 
 def check_reshuffle(st: HandState, r: Reshuffle, p: str | None, remaining: set[str]) -> list[Finding] | None:

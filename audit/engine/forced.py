@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from audit.engine.allowed import post_not_allowed
 
-from audit.engine.state import HandState, finding, gather, note, note_all, record
-from audit.engine.table import hand_blind_levels, hand_blind_seats, site_big_blind, site_dead_small_blind
+from audit.engine.state import HandState, dead_part, finding, gather, note, note_all, record, site_big_blind
+from audit.engine.table import hand_blind_levels, hand_blind_seats
 from audit.findings import Finding, Params
 from audit.model import Post
 from audit.rules import Rule
@@ -94,7 +94,7 @@ def apply_post(st: HandState, post: Post) -> None:
         if post.all_in:
             st.blind_all_in = True
     elif post.kind == "both":
-        st.pre_bets[p] = st.pre_bets.get(p, 0) + post.amount - site_dead_small_blind(st, post)
+        st.pre_bets[p] = st.pre_bets.get(p, 0) + post.amount - dead_part(st, post)
         if post.all_in:
             st.blind_all_in = True
 

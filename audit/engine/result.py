@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from audit.engine.steps import Step
 from audit.findings import Finding
 from audit.model import Hand
 
@@ -33,7 +34,7 @@ class HandResult:
     redeal: bool = False
     pot_total: int = 0
     rake: int = 0
-    steps: list[dict[str, Any]] | None = None
+    steps: list[Step] | None = None
     points: dict[str, int] = field(default_factory=dict)
 
     # Written out (the dataclass keeps it): the generated one runs as interpreted code, once per hand.
@@ -41,7 +42,7 @@ class HandResult:
                  pots: list[PotResult], should_receive: dict[str, int], received: dict[str, int],
                  contributions: dict[str, int], start_stacks: dict[str, int], end_stacks: dict[str, int],
                  dealt_in: list[str], redeal: bool = False, pot_total: int = 0, rake: int = 0,
-                 steps: list[dict[str, Any]] | None = None, points: dict[str, int] | None = None) -> None:
+                 steps: list[Step] | None = None, points: dict[str, int] | None = None) -> None:
         self.hand = hand
         self.profile = profile
         self.session = session

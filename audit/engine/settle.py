@@ -11,9 +11,8 @@ from audit.engine.result import HandResult, PotResult
 from audit.engine.rounds import close_round, settle_uncalled
 from audit.engine.showdown import check_points, check_show_order, check_site_known_cards, pot_winners
 
-from audit.engine.state import HandState, finding, gather, gather_all, note, note_all, record
+from audit.engine.state import HandState, dead_money, finding, gather, gather_all, note, note_all, record
 from audit.findings import Finding
-from audit.engine.table import site_dead_small_blind
 from audit.model import Collect, SummaryTotal, Uncalled
 from audit.pots import build_pots, odd_chip_order, split
 from audit.rules import Rule
@@ -69,15 +68,7 @@ def finish(st: HandState) -> HandResult:
     due = dict(st.returned_due)
     if due or st.returned_log:
         note_all(st, check_uncalled(st, due))
-    # dead blinds are pot, not a bet: they belong to no player's contribution level (main pot)
-    dead_posts: dict[str, int] = {}
-    dead_total = 0
-    for p, xs in st.posted.items():
-        for x in xs:
-            dead = x.amount if x.kind == "dead" else site_dead_small_blind(st, x) if x.kind == "both" else 0
-            if dead:
-                dead_posts[p] = dead_posts.get(p, 0) + dead
-                dead_total += dead
+    dead_posts, dead_total = dead_money(st)
     contributions_after: dict[str, int] = {}
     for p, amount in contrib.items():
         contributions_after[p] = amount - due.get(p, 0) - dead_posts.get(p, 0)

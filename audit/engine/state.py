@@ -9,14 +9,12 @@ the phase modules (``forced``, ``deal``, ``rounds``, ``betting``, ``draw``, ``pa
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from audit.cards import Ranking, make_deck, ranking_for
 from audit.findings import Finding, Params, said_finding
-from audit.model import (
-    Action, Collect, Dealt, Discard, Hand, Marker, Muck, NoPlay, Parole, Post, Score, Seat, Show, StandPat, SummaryTotal,
-    Uncalled,
-)
+from audit.engine.steps import BetLegal, DrawLegal, Step
+from audit.model import Collect, Discard, Hand, Item, NoPlay, Post, Seat, Show, StandPat, SummaryTotal, Uncalled
 from audit.profile import Profile
 from audit.rules import Rule
 
@@ -101,7 +99,7 @@ class HandState:
         self.profile = profile
         self.session = session
         self.findings: list[Finding] = []
-        self.steps: list[dict[str, Any]] | None = [] if steps else None  # recorded for ``explain`` only
+        self.steps: list[Step] | None = [] if steps else None  # recorded for ``explain`` only
         seats = hand.seats
         previous = -1
         for st in seats:
@@ -220,16 +218,36 @@ def note(st: HandState, found: Finding | None) -> None:
         st.findings.append(found)
 
 
-def record(st: HandState, line: int, item: Any, legal: dict[str, Any] | None = None) -> None:
-    """A step for ``explain``: the stacks and pot after it, and what was legal before it (``item``: the
-    model object, or a text). Nothing is built when no steps are wanted: this is on the hot path (callers
-    test ``st.steps`` first)."""
+def record(st: HandState, line: int, item: Item, legal: BetLegal | None = None) -> None:
+    """A step for ``explain``: the table after ``item`` (and ``legal``: what the betting rules allowed before
+    it). Nothing is built when no steps are wanted: this is on the hot path (callers test ``st.steps`` first)."""
     steps = st.steps
     if steps is None:
         return
-    text = item if isinstance(item, str) else describe_item(item)
-    steps.append({"line": line, "street": STREET_NAMES.get(st.street, st.street), "text": text,
-                  "stacks": dict(st.stack), "pot": pot_now(st), "legal": legal or None, "findings": []})
+    rnd = st.round
+    if rnd is not None:
+        bets = {p: b for p, b in rnd.bets.items() if b}
+    elif st.street in ("pre", "deal"):
+        bets = {p: b for p, b in st.pre_bets.items() if b}
+    else:
+        bets = {}
+    dead_of, dead = dead_money(st)
+    dead += st.dead
+    contributions: dict[str, int] = {}
+    for p, chips in st.contrib.items():
+        chips -= st.returned_log.get(p, 0) + dead_of.get(p, 0)
+        if chips:
+            contributions[p] = chips
+    collected = 0
+    for c in st.collected:
+        collected += c.amount
+    draw: DrawLegal | None = None
+    if type(item) is Discard or type(item) is StandPat:
+        prof = st.profile
+        draw = DrawLegal(st.cards.get(item.player), prof.draw_limit,
+                         prof.draw_limit + 1 if prof.draw_limit_ace else None)
+    steps.append(Step(line, st.street, item, dict(st.stack), bets, contributions, dead,
+                      tuple([p for p in st.order if p in st.folded]), pot_now(st) - collected, legal, draw))
 
 
 # ------------------------------------------------------------------ who is where
@@ -273,6 +291,43 @@ def count_able(st: HandState) -> int:
 def pot_now(st: HandState) -> int:
     """Chips in the middle: everything put in, the carried pot, less what came back uncalled."""
     return sum(st.contrib.values()) + st.dead - sum(st.returned_log.values())
+
+
+# ------------------------------------------------------------------ forced bets
+def site_big_blind(st: HandState) -> int | None:
+    """Site logs: the big blind the header's stakes call for: the second amount in no and pot limit, the small
+    bet (the first amount) in fixed limit."""
+    game = st.hand.game
+    if game is None:
+        return None
+    return game.small if game.betting == "fixed-limit" else game.big
+
+
+def dead_part(st: HandState, post: Post) -> int:
+    """The part of a post that is dead money (pot, not a bet): a dead blind; of a site's ``posts small & big
+    blinds``, what is over the big blind (which plays live)."""
+    if post.kind == "dead":
+        return post.amount
+    if post.kind != "both":
+        return 0
+    stake = site_big_blind(st)
+    if stake is None or post.amount <= stake:
+        return 0
+    return post.amount - stake
+
+
+def dead_money(st: HandState) -> tuple[dict[str, int], int]:
+    """The dead blinds posted so far: each player's (they belong to no player's contribution level: they go to
+    the main pot), and their total."""
+    of: dict[str, int] = {}
+    total = 0
+    for p, posts in st.posted.items():
+        for x in posts:
+            part = dead_part(st, x)
+            if part:
+                of[p] = of.get(p, 0) + part
+                total += part
+    return of, total
 
 
 # ------------------------------------------------------------------ what is legal now: betting
@@ -403,42 +458,6 @@ def remaining_stub_set(st: HandState) -> set[str]:
     if st.stub is not None:
         return set(st.stub)
     return set(st.deck_cards - st.used) | st.back_in_stub
-
-
-def describe_item(item: Any) -> str:
-    """A short plain-words line for ``explain`` steps."""
-    t = type(item)
-    if t is Action:
-        if item.kind in ("fold", "check"):
-            return f"{item.player} {item.kind}s"
-        if item.kind == "raise":
-            return f"{item.player} raises to {item.to}" + (" (all-in)" if item.all_in else "")
-        return f"{item.player} {item.kind}s {item.amount}" + (" (all-in)" if item.all_in else "")
-    if t is Post:
-        return f"{item.player} posts {item.kind} {item.amount}"
-    if t is Marker:
-        return str(STREET_NAMES.get(item.street, item.street)).capitalize()
-    if t is Dealt:
-        return f"{item.player} receives {' '.join(c for g in item.groups for c in g)}"
-    if t is Discard:
-        return f"{item.player} discards {item.count}"
-    if t is StandPat:
-        return f"{item.player} stands pat"
-    if t is Show:
-        return f"{item.player} shows {' '.join(item.cards)}"
-    if t is Muck:
-        return f"{item.player} mucks"
-    if t is Collect:
-        return f"{item.player} collects {item.amount} from {item.pot}"
-    if t is Uncalled:
-        return f"{item.amount} returned to {item.player} (uncalled)"
-    if t is Parole:
-        return f"{item.player} {item.kind}s parole"
-    if t is Score:
-        return f"{item.player} scores {item.points}"
-    if t is NoPlay:
-        return f"{item.player} does not play"
-    return t.__name__
 
 
 def gather(out: list[Finding] | None, found: Finding) -> list[Finding]:

@@ -26,13 +26,13 @@ from audit.engine.state import HandState, finding, note, record
 from audit.findings import Finding
 from audit.engine.table import check_seats, min_bet
 from audit.model import (
-    Action, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, Parole, Post, Reshuffle, Score,
-    Show, StandPat, SummaryTotal, Uncalled,
+    Action, Collect, Dealt, DeckLine, Discard, Event, Hand, Item, Marker, Muck, NoPlay, Parole, Post, Reshuffle,
+    Score, Show, StandPat, SummaryTotal, Uncalled,
 )
 from audit.profile import Profile
 from audit.rules import Rule
 
-# the body's line types, numbered for ``walk``'s dispatch
+# the body's line types, numbered for ``follow``'s dispatch
 _KIND: Final[dict[type, int]] = {
     Action: 0, Dealt: 1, Post: 2, Marker: 3, Discard: 4, Show: 5, Collect: 6, StandPat: 7, SummaryTotal: 8,
     Uncalled: 9, DeckLine: 10, Muck: 11, Event: 12, Reshuffle: 13, Parole: 14, NoPlay: 15, Score: 16,
@@ -43,72 +43,81 @@ _SEATED: Final[frozenset[int]] = frozenset({0, 1, 2, 4, 5, 6, 7, 9, 11, 14, 15, 
 
 def replay(hand: Hand, profile: Profile, session: str | None = None, steps: bool = False) -> HandResult:
     """Replay one hand under ``profile``; ``steps=True`` also records every step for ``explain``."""
+    return walk(start(hand, profile, session, steps))
+
+
+def start(hand: Hand, profile: Profile, session: str | None = None, steps: bool = False) -> HandState:
+    """The state before the first line of ``hand``'s body (the seats and the table judged)."""
     st = HandState(hand, profile, session, steps)
     st.min_bet = min_bet(st)
-    return walk(st)
+    note(st, check_seats(st))
+    note(st, check_points_mode(st))
+    return st
 
 
 def walk(st: HandState) -> HandResult:
-    """Every line of the body to its phase, then the settlement."""
-    note(st, check_seats(st))
-    note(st, check_points_mode(st))
-    seat_of = st.seat_of
+    """Every line of the body to its phase (``follow``), then the settlement."""
     findings = st.findings
-    kinds = _KIND
-    seated = _SEATED
     for item in st.hand.body:
         before = len(findings)
-        # one dict look-up by type (the classes are module globals: comparing with each costs a look-up
-        # too); a line naming a player without a seat is judged, then skipped
-        kind = kinds.get(type(item), -1)
-        row: tuple[Any, ...] = item  # every line's first field is its line number, the second its player
-        if kind in seated and row[1] not in seat_of:
-            st.findings.append(unknown_player(st, row[1], row[0]))
+        if not follow(st, item):
             continue
-        if kind == 0:
-            on_action(st, cast(Action, item))
-        elif kind == 1:
-            on_dealt(st, cast(Dealt, item))
-        elif kind == 2:
-            on_post(st, cast(Post, item))
-        elif kind == 3:
-            on_marker(st, cast(Marker, item))
-        elif kind == 4:
-            on_discard(st, cast(Discard, item))
-        elif kind == 5:
-            on_show(st, cast(Show, item))
-        elif kind == 6:
-            on_collect(st, cast(Collect, item))
-        elif kind == 7:
-            on_stand_pat(st, cast(StandPat, item))
-        elif kind == 8:
-            on_summary(st, cast(SummaryTotal, item))
-        elif kind == 9:
-            on_uncalled(st, cast(Uncalled, item))
-        elif kind == 10:
-            on_deck(st, cast(DeckLine, item))
-        elif kind == 11:
-            on_muck(st, cast(Muck, item))
-        elif kind == 12:
-            on_event(st, cast(Event, item))
-        elif kind == 13:
-            on_reshuffle(st, cast(Reshuffle, item))
-        elif kind == 14:
-            on_parole(st, cast(Parole, item))
-        elif kind == 15:
-            on_noplay(st, cast(NoPlay, item))
-        elif kind == 16:
-            on_score(st, cast(Score, item))
-        else:
-            raise KeyError(type(item))
-        line: int = row[0]
-        st.last_line = line
         steps = st.steps
         if steps is not None and len(findings) > before:
-            if not steps or steps[-1]["line"] != line:
+            line = st.last_line
+            if not steps or steps[-1].line != line:
                 record(st, line, item)
-            steps[-1]["findings"].extend(f.as_dict() for f in findings[before:])
+            steps[-1].findings.extend(findings[before:])
     return finish(st)
+
+
+def follow(st: HandState, item: Item) -> bool:
+    """One line of the log, to the phase it belongs to; ``False`` when it was skipped (its player has no seat:
+    ``UNKNOWN_PLAYER``)."""
+    # one dict look-up by type (the classes are module globals: comparing with each costs a look-up too)
+    kind = _KIND.get(type(item), -1)
+    row: tuple[Any, ...] = item  # every line's first field is its line number, the second its player
+    if kind in _SEATED and row[1] not in st.seat_of:
+        st.findings.append(unknown_player(st, row[1], row[0]))
+        return False
+    if kind == 0:
+        on_action(st, cast(Action, item))
+    elif kind == 1:
+        on_dealt(st, cast(Dealt, item))
+    elif kind == 2:
+        on_post(st, cast(Post, item))
+    elif kind == 3:
+        on_marker(st, cast(Marker, item))
+    elif kind == 4:
+        on_discard(st, cast(Discard, item))
+    elif kind == 5:
+        on_show(st, cast(Show, item))
+    elif kind == 6:
+        on_collect(st, cast(Collect, item))
+    elif kind == 7:
+        on_stand_pat(st, cast(StandPat, item))
+    elif kind == 8:
+        on_summary(st, cast(SummaryTotal, item))
+    elif kind == 9:
+        on_uncalled(st, cast(Uncalled, item))
+    elif kind == 10:
+        on_deck(st, cast(DeckLine, item))
+    elif kind == 11:
+        on_muck(st, cast(Muck, item))
+    elif kind == 12:
+        on_event(st, cast(Event, item))
+    elif kind == 13:
+        on_reshuffle(st, cast(Reshuffle, item))
+    elif kind == 14:
+        on_parole(st, cast(Parole, item))
+    elif kind == 15:
+        on_noplay(st, cast(NoPlay, item))
+    elif kind == 16:
+        on_score(st, cast(Score, item))
+    else:
+        raise KeyError(type(item))
+    st.last_line = row[0]
+    return True
 
 
 def unknown_player(st: HandState, player: str, line: int) -> Finding:

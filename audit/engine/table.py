@@ -90,24 +90,6 @@ def min_bet(st: HandState) -> int:
     return blinds[0] if blinds else 1
 
 
-def site_big_blind(st: HandState) -> int | None:
-    """Site logs: the big blind the header's stakes call for: the second amount in no and pot limit, the small
-    bet (the first amount) in fixed limit."""
-    game = st.hand.game
-    if game is None:
-        return None
-    return game.small if game.betting == "fixed-limit" else game.big
-
-
-def site_dead_small_blind(st: HandState, post: Post) -> int:
-    """Site logs: the dead part of a ``posts small & big blinds`` post: the big blind plays live, the rest goes to
-    the pot as dead money."""
-    stake = site_big_blind(st)
-    if stake is None or post.amount <= stake:
-        return 0
-    return post.amount - stake
-
-
 def full_blind(st: HandState, kind: str) -> int:
     """The full size of a blind (0 when the log does not tell): three blinds from their scale, a site's big blind
     from the header's stake (fixed limit: the small bet)."""
