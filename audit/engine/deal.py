@@ -22,6 +22,15 @@ def same_cards(cards: list[str], other: tuple[str, ...]) -> bool:
     return True
 
 
+def any_used(st: HandState, cards: tuple[str, ...]) -> bool:
+    """Whether any of ``cards`` is already out of the stub (dealt or drawn)."""
+    used = st.used
+    for c in cards:
+        if c in used:
+            return True
+    return False
+
+
 def cards_clean(st: HandState, cards: tuple[str, ...]) -> bool:
     """Every card of this deck, none twice."""
     deck = st.deck_cards
@@ -90,7 +99,7 @@ def check_deal(st: HandState, d: Dealt, cards: tuple[str, ...]) -> list[Finding]
     """``DEAL_COUNT``: five cards, to a player dealt in; the card lists' checks; ``CARD_DUPLICATE``: no card
     another player holds. ``None`` when all is well."""
     p = d.player
-    if p not in st.sitting_out and len(cards) == 5 and st.used.isdisjoint(cards) and cards_clean(st, cards):
+    if p not in st.sitting_out and len(cards) == 5 and not any_used(st, cards) and cards_clean(st, cards):
         return None
     out: list[Finding] | None = None
     if p in st.sitting_out:

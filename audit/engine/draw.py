@@ -4,7 +4,7 @@ it is known), the reshuffle, and every survivor drawn or standing pat before the
 from __future__ import annotations
 
 from audit.engine.clock import check_draw_time
-from audit.engine.deal import note_card_list, same_cards
+from audit.engine.deal import any_used, note_card_list, same_cards
 from audit.engine.rounds import close_round
 from audit.engine.state import (
     HandState, draw_limit, finding, gather, left_of_button, next_to_draw, note, note_all, record, remaining_stub_set,
@@ -255,7 +255,7 @@ def draw_received(st: HandState, d: Dealt) -> None:
     if found:
         note_all(st, found)
     note_card_list(st, new, d.line, "new_cards", p)
-    if st.loose_cards or not st.used.isdisjoint(new):
+    if st.loose_cards or any_used(st, new):
         note_all(st, check_stub_cards(st, p, new, d.line))
     if st.stub is not None:
         note(st, check_stub_order(st, p, new, d.line))

@@ -188,7 +188,6 @@ class HandState:
         self.draw_closed = False
         self.loose_cards = False  # some hand in ``cards`` holds a card that is not in ``used``
         self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
-        self.unit = hand.game.currency if hand.game is not None else ""  # amounts in cents of a currency, or chips
 
 
 
@@ -207,9 +206,10 @@ def finding(st: HandState, rule: Rule, line: int, variant: str, params: Params =
     """A finding of this hand at ``line``: its message is ``finding.<RULE>.<variant>`` with ``params`` (see
     ``audit.words``); ``street``: a street's key, else the current street."""
     key = street or st.street
+    game = st.hand.game  # amounts in cents of its currency, or chips
     return said_finding(rule, f"finding.{rule.value}.{variant}", params, st.hand.file, st.hand.hand_id, line,
                         player=player, street=STREET_NAMES.get(key, key), expected=expected, actual=actual,
-                        session=st.session, unit=st.unit)
+                        session=st.session, unit=game.currency if game is not None else "")
 
 
 def note(st: HandState, found: Finding | None) -> None:

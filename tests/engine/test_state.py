@@ -84,7 +84,7 @@ def test_a_site_hands_finding_says_money() -> None:
             "Table 'T' 6-max Seat #1 is the button\nSeat 1: Ana ($10 in chips)\nSeat 2: Beto ($10 in chips)\n"
             "Ana: posts small blind $0.25\nBeto: posts big blind $0.50\n*** DEALING HANDS ***\n")
     st = state_before(text, None, profile_of("site"))
-    assert st.unit == "USD"
+    assert st.hand.game is not None and st.hand.game.currency == "USD"
     f = finding(st, Rule.CALL_AMOUNT, 9, "wrong", (("player", "Ana"), ("called_amount", 25), ("call_amount", 50)))
     assert f.message == "Ana called $0.25, but the call was $0.50."
     assert ("unit", "USD") in f.params
