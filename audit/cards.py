@@ -14,6 +14,10 @@ rule sets are supported:
 ``stripped``
     32 cards (7 to A). A flush beats a full house, and A-7-8-9-T is the lowest straight (the ace plays low,
     so the Ten is its top card).
+``deck_size``
+    The kind fixes the order of the categories; the deck (52 for ``standard``, 32 for ``stripped`` unless a
+    profile's ``deck`` says otherwise) fixes which cards the ranking knows and the lowest straight: the ace
+    plays low below the deck's four lowest ranks (A-2-3-4-5 with 52 cards, A-7-8-9-T with 32).
 ``joker=True``
     The joker becomes whichever card of the ranking's deck gives the best hand -- any rank and suit, even a
     duplicate of a card already held -- so five of a kind (which beats a straight flush) becomes possible.
@@ -108,6 +112,8 @@ CATEGORY_ORDER: dict[str, tuple[str, ...]] = {
     ),
 }
 """Categories low to high for each ranking kind without a joker; a joker ranking appends five of a kind."""
+
+_DEFAULT_DECK: dict[str, int] = {"standard": 52, "stripped": 32}
 
 _RANK_NAMES: dict[int, tuple[str, str]] = {
     2: ("Deuce", "Deuces"),
@@ -240,14 +246,14 @@ class Ranking:
         "_code", "_plain", "_flush", "_plain_decider", "_flush_decider", "_wheel_top", "_concrete", "_best",
     )
 
-    def __init__(self, kind: str, suit_tiebreak: bool = False, joker: bool = False) -> None:
+    def __init__(self, kind: str, suit_tiebreak: bool = False, joker: bool = False, deck_size: int = 0) -> None:
         if kind not in CATEGORY_ORDER:
             raise ValueError(f"unknown ranking kind {kind!r}; expected 'standard' or 'stripped'")
         self.kind = kind
         self.suit_tiebreak = suit_tiebreak
         self.joker = joker
         self.categories: tuple[str, ...] = CATEGORY_ORDER[kind] + ((FIVE_OF_A_KIND,) if joker else ())
-        self.deck: tuple[str, ...] = make_deck(52 if kind == "standard" else 32, joker)
+        self.deck: tuple[str, ...] = make_deck(deck_size or _DEFAULT_DECK[kind], joker)
         self._concrete: tuple[str, ...] = tuple(card for card in self.deck if card != JOKER)
         self._code: dict[str, int] = {
             card: (1 << (3 * RANKS.index(card[0]))) + (1 << (_SUIT_SHIFT + 3 * SUITS.index(card[1])))
@@ -261,7 +267,9 @@ class Ranking:
         self._best = lru_cache(maxsize=1 << 16)(self._best_uncached)
 
     def __repr__(self) -> str:
-        return f"ranking_for({self.kind!r}, suit_tiebreak={self.suit_tiebreak}, joker={self.joker})"
+        size = len(self._concrete)
+        deck = "" if size == _DEFAULT_DECK[self.kind] else f", deck_size={size}"
+        return f"ranking_for({self.kind!r}, suit_tiebreak={self.suit_tiebreak}, joker={self.joker}{deck})"
 
     # -- table construction -------------------------------------------------------------------------------
 
@@ -351,6 +359,28 @@ class Ranking:
             return self._plain[total & _RANK_MASK]
         return self._suited(cards, total)
 
+    def rank_hand(self, cards: Sequence[str] | None) -> tuple[int, ...] | None:
+        """The strength of a hand as a log gives it, or ``None`` when it is no hand this ranking can rank.
+
+        ``None`` for anything but five distinct cards of this ranking's deck: a card the deck does not have (a
+        Deuce in the 32-card deck, the joker when it is not in play), a card twice, not five cards, or no cards
+        known (``None``). This is the one door through which the audit ranks a player's hand: such a hand has
+        no strength, so it opens nothing, wins and shares no pot, scores no point, and its stated description
+        is not judged; the card itself is the finding (``CARD_NOT_IN_DECK``, ``CARD_DUPLICATE``) where it was
+        dealt or shown.
+        """
+        if cards is None:
+            return None
+        try:
+            return self.strength(cards)
+        except ValueError:
+            return None
+
+    def jacks_or_better(self, strength: tuple[int, ...]) -> bool:
+        """Does a hand of this strength open under ``openers = jacks`` (a pair of Jacks or anything better)?"""
+        pair = self.categories.index(PAIR)
+        return strength[0] > pair or (strength[0] == pair and strength[1] >= RANK_VALUE["J"])
+
     def _suited(self, cards: Sequence[str], total: int) -> tuple[int, ...]:
         """Strength of concrete (joker-free) cards with the suit tie-break appended where it applies."""
         ranks = total & _RANK_MASK
@@ -437,7 +467,11 @@ class Ranking:
 
     def describe(self, cards: Sequence[str]) -> str:
         """Return the site's (PokerStars) wording for the hand, e.g. ``"two pair, Jacks and Sixes"``."""
-        category, named = self._named(self.strength(cards))
+        return self.describe_strength(self.strength(cards))
+
+    def describe_strength(self, strength: tuple[int, ...]) -> str:
+        """:meth:`describe` for a strength already known (from :meth:`rank_hand` or :meth:`strength`)."""
+        category, named = self._named(strength)
         one = [_RANK_NAMES[v][0] for v in named]
         many = [_RANK_NAMES[v][1] for v in named]
         if category == HIGH_CARD:
@@ -468,16 +502,23 @@ class Ranking:
         means a straight flush Ten to Ace). True iff the category is the hand's and every named rank equals
         the hand's corresponding rank; an unparseable description is False.
         """
+        return self.fits_description(text, self.strength(cards))
+
+    def fits_description(self, text: str, strength: tuple[int, ...]) -> bool:
+        """:meth:`description_matches` for a strength already known."""
         stated = _parse_description(text)
-        return stated is not None and stated == self._named(self.strength(cards))
+        return stated is not None and stated == self._named(strength)
 
 
-_RANKINGS: dict[tuple[str, bool, bool], Ranking] = {}
+_RANKINGS: dict[tuple[str, bool, bool, int], Ranking] = {}
 
 
-def ranking_for(kind: str, suit_tiebreak: bool = False, joker: bool = False) -> Ranking:
-    """Return the (cached, shared) :class:`Ranking` for ``kind`` ``"standard"`` or ``"stripped"``."""
-    key = (kind, bool(suit_tiebreak), bool(joker))
+def ranking_for(kind: str, suit_tiebreak: bool = False, joker: bool = False, deck_size: int = 0) -> Ranking:
+    """Return the (cached, shared) :class:`Ranking` for ``kind`` ``"standard"`` or ``"stripped"``.
+
+    ``deck_size`` (52 or 32; 0: the kind's own deck) is the deck the ranking knows: a profile's ``deck``, so that
+    every card the profile deals can be ranked and every card it cannot deal cannot."""
+    key = (kind, bool(suit_tiebreak), bool(joker), deck_size or _DEFAULT_DECK.get(kind, 0))
     ranking = _RANKINGS.get(key)
     if ranking is None:
         ranking = _RANKINGS[key] = Ranking(*key)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TextIO
 
 from audit.findings import Finding
@@ -10,11 +9,14 @@ from audit.pipeline import audit_file
 from audit.profile import Profile
 from audit.read import expand_paths
 from audit.rules import SEVERITY_RANK
+from audit.textout import json_line, printable
 from audit.words import finding_message, has, rule_what, say
 
 
-def check_paths(paths: list[str], profile: Profile, fmt: str, out: TextIO, lang: str = "en") -> int:
-    """Audit ``paths`` and write findings to ``out``; returns the worst severity rank found (0: none).
+def check_paths(paths: list[str], profile: Profile, fmt: str, out: TextIO, lang: str = "en",
+                err: TextIO | None = None) -> int:
+    """Audit ``paths`` and write findings to ``out`` (notes for the user to ``err``); returns the worst severity
+    rank found (0: none).
 
     ``lang`` is the language of the text output (``en`` or ``es``); JSON always carries the English message.
     """
@@ -22,21 +24,26 @@ def check_paths(paths: list[str], profile: Profile, fmt: str, out: TextIO, lang:
     worst = 0
     hands = 0
     counts = {"error": 0, "violation": 0, "warning": 0}
+    notices: list[str] = []
     for file in files:
         current_hand: str | None = None
-        for audited in audit_file(file, profile):
+        for audited in audit_file(file, profile, notices=notices):
+            if notices:
+                _say(notices, err)
             if audited.hand is not None or audited.failure is not None:
                 hands += 1
             for f in audited.findings:
                 worst = max(worst, SEVERITY_RANK[f.severity])
                 counts[f.severity] += 1
                 if fmt == "json":
-                    out.write(json.dumps(f.as_dict(), ensure_ascii=False) + "\n")
+                    out.write(json_line(f.as_dict()) + "\n")
                 else:
                     if f.hand != current_hand:
                         current_hand = f.hand
-                        out.write(f"\n{f.file}: {say('check.hand', lang, hand=f.hand or '-')}\n")
+                        out.write("\n" + printable(f"{f.file}: {say('check.hand', lang, hand=f.hand or '-')}") + "\n")
                     out.write(_text_line(f, lang) + "\n")
+        if notices:
+            _say(notices, err)
     if fmt == "text":
         out.write("\n" + say("check.summary", lang, hands=say("unit.hands", lang, n=hands),
                              files=say("check.files", lang, n=len(files)),
@@ -48,7 +55,8 @@ def check_paths(paths: list[str], profile: Profile, fmt: str, out: TextIO, lang:
 
 def _text_line(f: Finding, lang: str) -> str:
     where = say("check.line", lang, line=f.line)
-    return f"  {where:>10}  {say('severity.' + f.severity, lang):<9} {f.rule:<20} {finding_text(f, lang)}"
+    return printable(f"  {where:>10}  {say('severity.' + f.severity, lang):<9} {f.rule:<20} {finding_text(f, lang)}",
+                     newlines=True)
 
 
 def finding_text(f: Finding, lang: str) -> str:
@@ -60,3 +68,11 @@ def finding_text(f: Finding, lang: str) -> str:
         return f.message
     what = rule_what(f.rule, lang)
     return say("check.finding_player", lang, player=f.player, what=what) if f.player else what
+
+
+def _say(notices: list[str], err: TextIO | None) -> None:
+    """Write the pipeline's notes to ``err`` and forget them."""
+    if err is not None:
+        for note in notices:
+            err.write(f"audit: note: {printable(note)}\n")
+    notices.clear()

@@ -2,59 +2,138 @@
 
 from __future__ import annotations
 
+import errno
+import io
+import os
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from audit.errors import AuditError
-
-F = TypeVar("F", bound=Callable[..., Any])
+from audit.cli_options import cli_profile, option_option, profile_option
+from audit.errors import AuditError, Interrupted
+from audit.textout import message
 
 EXIT_FOUND = 1
 EXIT_CANNOT_RUN = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 
 class AuditGroup(click.Group):
-    """Turns library errors into clear messages with exit status 2."""
+    """Turns library errors into clear messages with exit status 2 (130 after Ctrl-C)."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        real = sys.stdout
+        sys.stdout = _Stdout(real)
         try:
-            return super().invoke(ctx)
+            return self._invoke(ctx)
+        finally:
+            sys.stdout = real
+
+    def _invoke(self, ctx: click.Context) -> Any:
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:
+                sys.stdout.flush()  # a full disk or a closed pipe shows here, not in Python's exit handler
         except AuditError as exc:
-            click.echo(f"audit: {exc}", err=True)
+            click.echo(f"audit: {message(str(exc))}", err=True)
             ctx.exit(EXIT_CANNOT_RUN)
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
             raise
-        except Exception as exc:  # a bug must not look like "findings found" (exit 1) to a script
-            click.echo(f"audit: internal error, the command could not finish ({type(exc).__name__}: {exc}); "
-                       "please report it with the file that caused it", err=True)
+        except Interrupted as exc:
+            click.echo(f"audit: {message(str(exc))}", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        except KeyboardInterrupt:
+            click.echo("audit: interrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        except OSError as exc:  # the machine, not the input: a full disk, a closed output, a folder we may not write
+            click.echo(f"audit: {_environment_failure(exc)}", err=True)
             ctx.exit(EXIT_CANNOT_RUN)
+        except Exception as exc:  # a bug must not look like "findings found" (exit 1) to a script
+            click.echo(f"audit: internal error, the command could not finish ({type(exc).__name__}: "
+                       f"{message(str(exc), 500)}); please report it with the file that caused it", err=True)
+            ctx.exit(EXIT_CANNOT_RUN)
+
+
+class StdoutFailure(OSError):
+    """Writing to standard output failed (it is closed, its disk is full, the reader went away)."""
+
+
+class _Stdout(io.TextIOBase):
+    """Standard output for the length of a command: a failure to write it is told apart from any other (the
+    message then says "standard output"), and the command may start with none at all (`>&-`)."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.failed = False
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.real, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self.real, "errors", None) or "strict"
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self.real is not None and self.real.isatty()
+
+    def fileno(self) -> int:
+        if self.real is None:
+            raise OSError(errno.EBADF, "standard output is closed")
+        return int(self.real.fileno())
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):  # click asks whether this is a binary stream by writing b""
+            raise TypeError("write() argument must be str")
+        if not text:
+            return 0
+        if self.failed:
+            return len(text)  # the failure is being reported; nothing more reaches it
+        if self.real is None:
+            self.failed = True
+            raise StdoutFailure(errno.EBADF, "it is closed")
+        try:
+            return int(self.real.write(text))
+        except OSError as exc:
+            self.failed = True
+            raise StdoutFailure(exc.errno, exc.strerror or str(exc)) from None
+
+    def flush(self) -> None:
+        if self.failed or self.real is None:
+            return
+        try:
+            self.real.flush()
+        except OSError as exc:
+            self.failed = True
+            raise StdoutFailure(exc.errno, exc.strerror or str(exc)) from None
+
+
+def _environment_failure(exc: OSError) -> str:
+    """One line for an OSError. When standard output failed, what is still buffered for it is sent nowhere
+    (else Python's exit handler would print a traceback of its own for the same failure)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if isinstance(exc, StdoutFailure):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
+        except OSError:
+            pass
+        return f"cannot write to standard output ({reason})"
+    if exc.filename:
+        return f"{message(str(exc.filename), 300)}: {reason}"
+    return f"the command could not finish ({reason})"
 
 
 @click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="audit")
 def main() -> None:
     """Audit five-card draw hand histories against the rules the table agreed on."""
-
-
-def profile_option(f: F) -> F:
-    return click.option("--profile", "profile_name", default=None, metavar="NAME",
-                        help="Rule profile for files without a 'Profile:' line (home-open, qdan, stripped32, "
-                             "site). A file's own line wins.")(f)
-
-
-def option_option(f: F) -> F:
-    return click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
-                        help="Override one profile parameter, as an 'Option:' line would.")(f)
-
-
-def _profile(name: str | None, options: tuple[str, ...]) -> Any:
-    from audit.profile import load_profile, option_pairs
-    prof = load_profile(name or "home-open")
-    pairs = option_pairs(options)
-    return prof.with_options(pairs)
 
 
 @main.command()
@@ -71,8 +150,8 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
           fail_on: str, lang: str) -> None:
     """Replay every hand in PATHS and report every rule broken (nothing is written)."""
     from audit.check import check_paths
-    profile = _profile(profile_name, options)
-    worst = check_paths(list(paths), profile, fmt, sys.stdout, lang)
+    profile = cli_profile(profile_name, options)
+    worst = check_paths(list(paths), profile, fmt, sys.stdout, lang, sys.stderr)
     from audit.rules import SEVERITY_RANK
     if fail_on != "never" and worst >= SEVERITY_RANK[fail_on]:
         sys.exit(EXIT_FOUND)
@@ -80,8 +159,8 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
 
 def _register() -> None:
     """Commands that live in their own modules (each keeps its heavy imports inside the command)."""
-    from audit import cli_explain, cli_simulate, cli_store
-    for module in (cli_store, cli_explain, cli_simulate):
+    from audit import cli_explain, cli_serve, cli_simulate, cli_store
+    for module in (cli_store, cli_explain, cli_simulate, cli_serve):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from audit.cli_options import cli_profile, option_option, profile_option
+
 FORMATS = ("text", "json", "html")
 
 
@@ -19,13 +21,10 @@ FORMATS = ("text", "json", "html")
 @click.option("--lang", type=click.Choice(["es", "en"]), default="en", show_default=True,
               help="Language of the text and html output (the verdict, the steps, the findings, money); json stays "
                    "English.")
-@click.option("--profile", "profile_name", default=None, metavar="NAME",
-              help="Rule profile for files without a 'Profile:' line (home-open, qdan, stripped32, site). "
-                   "A file's own line wins.")
-@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
-              help="Override one profile parameter, as an 'Option:' line would.")
-@click.option("--output", "output", default=None, metavar="FILE", type=click.Path(dir_okay=False, writable=True),
-              help="Write to FILE instead of standard output.")
+@profile_option
+@option_option
+@click.option("--output", "output", default=None, metavar="FILE",
+              help="Write to FILE instead of standard output (never over the log itself).")
 def explain(path: str, hand_id: str | None, fmt: str, lang: str, profile_name: str | None,
             options: tuple[str, ...], output: str | None) -> None:
     """Replay the hands of PATH step by step: stacks and pot after each step, what the rules allowed, the
@@ -34,29 +33,32 @@ def explain(path: str, hand_id: str | None, fmt: str, lang: str, profile_name: s
 
     from audit.errors import InputError
     from audit.explain import explain_file, render_html, render_json_lines, render_text
-    from audit.profile import load_profile, option_pairs
+    from audit.outfile import atomic_output, refuse_clobber
+    from audit.textout import printable
 
-    profile = load_profile(profile_name or "home-open")
-    pairs = option_pairs(options)
-    profile = profile.with_options(pairs)
+    profile = cli_profile(profile_name, options)
     if path != "-" and not Path(path).is_file():
         raise InputError(f"{path}: no such file" if not Path(path).exists() else f"{path}: not a file")
-    items = explain_file(path, profile, hand_id)
+    if output is not None and path != "-":
+        refuse_clobber(output, {path: "the log being explained"})
+    elif output is not None:
+        refuse_clobber(output, {})
+    notices: list[str] = []
+    items = explain_file(path, profile, hand_id, notices)
     if fmt == "html":
         chunks: list[str] = [render_html(items, lang, source=Path(path).name if path != "-" else "-")]
     elif fmt == "json":
         chunks = list(render_json_lines(items))
     else:
         chunks = ["\n".join(render_text(items, lang))]
+    for note in notices:
+        sys.stderr.write(f"audit: note: {printable(note)}\n")
     text = "".join(chunks)
     if output is None:
         sys.stdout.write(text)
     else:
-        try:
-            with open(output, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise InputError(f"{output}: cannot write ({exc.strerror})") from None
+        with atomic_output(output) as fh:
+            fh.write(text)
 
 
 COMMANDS: list[click.Command] = [explain]

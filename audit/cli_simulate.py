@@ -16,8 +16,8 @@ import click
               help="Number of sessions (each up to the profile's session length).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Random seed: the same seed always gives the same bytes.")
-@click.option("--output", "output", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write to FILE instead of standard output.")
+@click.option("--output", "output", default=None, metavar="FILE",
+              help="Write to FILE instead of standard output (through a temporary file renamed into place).")
 def simulate(profile_name: str, options: tuple[str, ...], sessions: int, seed: int, output: str | None) -> None:
     """Play SESSIONS sessions of random legal hands and print them in the house format."""
     from audit.profile import option_pairs
@@ -32,7 +32,10 @@ def simulate(profile_name: str, options: tuple[str, ...], sessions: int, seed: i
             out.write(("\n" if i else "") + s.text)
         out.flush()
         return
-    with open(output, "w", encoding="utf-8", newline="\n") as handle:
+    from audit.outfile import atomic_output, refuse_clobber
+
+    refuse_clobber(output, {})
+    with atomic_output(output) as handle:
         for i, s in enumerate(stream):
             handle.write(("\n" if i else "") + s.text)
 

@@ -11,3 +11,7 @@ class InputError(AuditError):
 
 class ProfileError(AuditError):
     """An unknown profile, an unknown option name, or an option value the profile does not allow."""
+
+
+class Interrupted(Exception):
+    """The user stopped the command (Ctrl-C); the message says what was kept. Exit status 130."""

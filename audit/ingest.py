@@ -1,34 +1,50 @@
 """``audit ingest``: audit files and store what the audit learnt, one file per transaction.
 
-Each file is audited whole (read → parse → replay → session checks, as ``audit check`` does) into Arrow tables
-(``FileRows``), then written by the main process in one transaction (``Store.write_file``). With ``workers > 1``
-whole files are audited in worker processes and their tables come back to the main process, which writes them
-in the order the files were named: the database is the same as a single-process run's, because every key is
+Each file is audited whole (read → parse → replay → session checks, as ``audit check`` does) and its rows go to
+DuckDB as they are made, a batch at a time, inside the file's one transaction (``Store.begin_file`` …
+``Store.commit_file``): memory stays bounded however large the file, and a failure or a kill leaves the database
+as it was before that file. With ``workers > 1`` whole files are audited in worker processes, which write their
+rows to Arrow stream files in a temporary folder; the main process reads them back a batch at a time and writes
+the files in the order they were named: the database is the same as a single-process run's, because every key is
 derived from the file's SHA-256 and line numbers.
 
 A file is hashed before it is audited; a hash already in the database (or seen earlier in the same run) is
-skipped without auditing. The worker hashes the bytes it actually parses, and that hash is the one stored.
+skipped without auditing. The bytes parsed are hashed again as they are read, and that hash must match.
+Standard input, a pipe or a device is first copied to the temporary folder (hashed on the way, and refused
+at its first bytes if they are not text), so that it is read like a file.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
+import os
+import shutil
+import signal
+import stat
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO, TextIO, cast
 
-from audit.errors import AuditError
+from audit.errors import AuditError, InputError, Interrupted
 from audit.pipeline import Audited, audit_blocks
-from audit.read import iter_lines, split_blocks
+from audit.read import iter_lines, open_input, split_blocks
 from audit.rows import RowBuilder, parse_started_at
 from audit.store import DATA_TABLES, SCHEMA, FileRows, Store
+from audit.textout import printable
 
 BATCH_HANDS = 250
-"""Rows are turned into Arrow record batches every this many hands, so memory holds compact columns, not
-millions of Python tuples, while a large file waits for its single transaction."""
+"""Rows are turned into Arrow record batches every this many hands (compact columns, not Python tuples)."""
+APPEND_ROWS = 5_000
+"""Rows of one table handed to DuckDB at a time, inside the file's transaction."""
+DUCKDB_MEMORY = "96MB"
+"""DuckDB's memory while ingesting: a large file's uncommitted rows beyond it wait in DuckDB's temporary files
+(bench/bigfile.py --ingest: a 1 GB file in one transaction stays under 300 MB in all). Not for a database made by
+audit 0.1.0, whose index on ``hands`` must fit in memory whole when a file commits."""
+MAX_WORKERS = 64
+"""The most ``--workers`` accepted; a run uses at most one worker per core (and per file)."""
 
 __all__ = ["FileBuilder", "IngestJob", "IngestSummary", "audit_file_rows", "ingest", "parse_started_at"]
 
@@ -68,9 +84,39 @@ def hash_file(path: str) -> tuple[str, int]:
     return sha.hexdigest(), size
 
 
+def spool(source: BinaryIO, name: str, folder: str) -> tuple[str, str, int]:
+    """Copy a stream that cannot be read twice (standard input, a pipe, a device) to a file in ``folder``:
+    (its path, SHA-256, size). Its first bytes are checked first: binary data is refused at once (``/dev/zero``
+    would otherwise be copied forever)."""
+    from audit.read import _sniff_encoding
+
+    sha = hashlib.sha256()
+    size = 0
+    fd, path = tempfile.mkstemp(prefix="input-", suffix=".txt", dir=folder)
+    with os.fdopen(fd, "wb") as out:
+        first = True
+        while True:
+            try:
+                chunk = source.read(1 << 20)
+            except OSError as exc:
+                raise InputError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+            if not chunk:
+                break
+            if first:
+                _sniff_encoding(chunk[:4096], name)
+                first = False
+            sha.update(chunk)
+            size += len(chunk)
+            try:
+                out.write(chunk)
+            except OSError as exc:  # the machine's fault (a full disk), not the input's: the run stops
+                raise AuditError(f"{name}: copying it to {folder} failed ({exc.strerror or exc})") from None
+    return path, sha.hexdigest(), size
+
+
 # ---------------------------------------------------------------------------------------------- rows
 class _Table:
-    """One table of a file as Arrow record batches, one batch per ``BATCH_HANDS`` hands."""
+    """One table of a file: its Arrow schema, and the record batches kept when nothing takes them."""
 
     def __init__(self, name: str) -> None:
         import pyarrow as pa
@@ -79,13 +125,14 @@ class _Table:
         self.schema = pa.schema([(col, _arrow_type(typ)) for col, typ in SCHEMA[name]])
         self.batches: list[Any] = []
 
-    def add_columns(self, columns: list[Any]) -> None:
-        """A record batch from one list of values per column (no batch for empty columns)."""
+    def batch(self, columns: list[Any]) -> Any:
+        """A record batch from one list of values per column (``None`` for empty columns)."""
         import pyarrow as pa
 
-        if columns and len(columns[0]):
-            arrays = [pa.array(col, type=f.type) for col, f in zip(columns, self.schema)]
-            self.batches.append(pa.RecordBatch.from_arrays(arrays, schema=self.schema))
+        if not columns or not len(columns[0]):
+            return None
+        arrays = [pa.array(col, type=f.type) for col, f in zip(columns, self.schema)]
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
     def table(self) -> Any:
         import pyarrow as pa
@@ -103,14 +150,18 @@ def _arrow_type(duck: str) -> Any:
 
 
 _WIDTHS = {name: len(SCHEMA[name]) for name in DATA_TABLES}
+Sink = Callable[[str, Any], None]
+"""Takes one record batch of a table as soon as it is made: ``sink(table name, batch)``."""
 
 
 class FileBuilder:
-    """The rows of one file (``audit.rows``, compiled) as Arrow tables, a record batch every ``BATCH_HANDS``."""
+    """The rows of one file (``audit.rows``, compiled) as Arrow record batches, one every ``BATCH_HANDS`` hands,
+    handed to ``sink`` as they are made (kept, without a sink)."""
 
-    def __init__(self, sha256: str, file: str) -> None:
+    def __init__(self, sha256: str, file: str, sink: Sink | None = None) -> None:
         self.rows = RowBuilder(sha256, file)
         self.tables = {name: _Table(name) for name in DATA_TABLES}
+        self.sink = sink
         self._since_flush = 0
 
     def add(self, audited: Audited) -> None:
@@ -122,37 +173,112 @@ class FileBuilder:
 
     def flush(self) -> None:
         for name, columns in self.rows.take_columns(_WIDTHS).items():
-            self.tables[name].add_columns(columns)
+            table = self.tables[name]
+            batch = table.batch(columns)
+            if batch is None:
+                continue
+            if self.sink is None:
+                table.batches.append(batch)
+            else:
+                self.sink(name, batch)
         self._since_flush = 0
 
     def finish(self, path: str, size: int, default_profile: str) -> FileRows:
         self.flush()
         b = self.rows
-        return FileRows(b.sha, path, size, default_profile,
-                        {name: t.table() for name, t in self.tables.items()}, b.hands, b.parse_errors,
-                        b.findings, b.skipped_hands)
+        tables = {} if self.sink is not None else {name: t.table() for name, t in self.tables.items()}
+        return FileRows(b.sha, path, size, default_profile, tables, b.hands, b.parse_errors, b.findings,
+                        b.skipped_hands)
+
+
+class _StoreSink:
+    """Hands a file's batches to the open transaction, ``APPEND_ROWS`` rows of a table at a time."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.pending: dict[str, list[Any]] = {}
+        self.rows: dict[str, int] = {}
+
+    def __call__(self, table: str, batch: Any) -> None:
+        self.pending.setdefault(table, []).append(batch)
+        self.rows[table] = self.rows.get(table, 0) + batch.num_rows
+        if self.rows[table] >= APPEND_ROWS:
+            self._append(table)
+
+    def _append(self, table: str) -> None:
+        import pyarrow as pa
+
+        batches = self.pending.pop(table, [])
+        self.rows[table] = 0
+        if batches:
+            self.store.append(table, pa.Table.from_batches(batches))
+
+    def close(self) -> None:
+        for table in list(self.pending):
+            self._append(table)
+
+
+class _SpillSink:
+    """A worker's batches, written to one Arrow stream file per table (``prefix<table>.arrows``)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.writers: dict[str, Any] = {}
+        self.paths: dict[str, str] = {}
+
+    def __call__(self, table: str, batch: Any) -> None:
+        import pyarrow as pa
+
+        writer = self.writers.get(table)
+        if writer is None:
+            path = f"{self.prefix}{table}.arrows"
+            compression = "lz4" if pa.Codec.is_available("lz4") else None  # a fifth of the disk, little CPU
+            writer = pa.ipc.new_stream(path, batch.schema, options=pa.ipc.IpcWriteOptions(compression=compression))
+            self.writers[table] = writer
+            self.paths[table] = path
+        writer.write_batch(batch)
+
+    def close(self) -> None:
+        for writer in self.writers.values():
+            writer.close()
+        self.writers.clear()
+
+    def discard(self) -> None:
+        self.close()
+        for path in self.paths.values():
+            _unlink(path)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 # ---------------------------------------------------------------------------------------------- jobs
 @dataclass(frozen=True)
 class IngestJob:
-    """One file to audit: its path (``-``: the bytes in ``data``), the profile for files without one."""
+    """One file to audit: its name (``-``: standard input), the profile for files without a ``Profile:`` line,
+    and where its bytes are (``source``: a spooled copy; else ``data`` in memory, else ``path`` itself)."""
 
     path: str
     profile: str
     options: tuple[tuple[str, str], ...] = ()
     data: bytes | None = None
     size: int = 0
-    sha256: str = ""  # hashed by the planner; the worker checks the bytes it parses against it
+    sha256: str = ""  # hashed by the planner; the bytes parsed are checked against it
+    source: str = ""
 
 
 @dataclass(frozen=True)
 class FileFailure:
-    """A file that could not be audited at all: skipped, reported on stderr."""
+    """A file that could not be audited: skipped and reported, or (``fatal``) the reason the run stopped."""
 
     path: str
     message: str
-    internal: bool = False  # not the file's fault: a bug to report
+    internal: bool = False  # not the file's fault: a bug to report (the run exits 2)
+    fatal: bool = False  # not the file's fault: the machine (a full disk); the run stops
 
 
 def profile_label(name: str, options: Iterable[tuple[str, str]]) -> str:
@@ -161,12 +287,16 @@ def profile_label(name: str, options: Iterable[tuple[str, str]]) -> str:
     return f"{name} ({opts})" if opts else name
 
 
-def audit_file_rows(job: IngestJob, progress: Callable[[int], None] | None = None) -> FileRows:
+def audit_file_rows(job: IngestJob, progress: Callable[[int], None] | None = None,
+                    sink: Sink | None = None) -> FileRows:
     """Audit one file into the rows of every table (raises ``AuditError`` if it cannot be read at all).
 
-    The rows are keyed by ``job.sha256`` (hashed first when not given); the bytes parsed are hashed as they are
-    read, and a file that changed in between is refused rather than stored under the wrong hash.
+    The rows are keyed by ``job.sha256`` (hashed first when not given) and handed to ``sink`` as they are made
+    (kept in the returned ``FileRows`` without one); the bytes parsed are hashed as they are read, and a file
+    that changed in between is refused rather than stored under the wrong hash.
     """
+    import io
+
     from audit.profile import load_profile
 
     profile = load_profile(job.profile).with_options(list(job.options))
@@ -176,30 +306,47 @@ def audit_file_rows(job: IngestJob, progress: Callable[[int], None] | None = Non
         raw: BinaryIO = io.BytesIO(job.data)
         sha = sha or hashlib.sha256(job.data).hexdigest()
     else:
+        source = job.source or job.path
         try:
-            sha = sha or hash_file(job.path)[0]
-            raw = open(job.path, "rb")
+            sha = sha or hash_file(source)[0]
         except OSError as exc:
             raise AuditError(f"{name}: cannot be read ({exc.strerror})") from None
-    builder = FileBuilder(sha, name)
+        raw = open_input(source, name)
+    builder = FileBuilder(sha, name, sink)
+    notices: list[str] = []
     with raw:
         reader = _HashingReader(raw, progress)
-        for audited in audit_blocks(split_blocks(iter_lines(cast(BinaryIO, reader), name), name), profile):
+        blocks = split_blocks(iter_lines(cast(BinaryIO, reader), name), name)
+        for audited in audit_blocks(blocks, profile, notices=notices):
             builder.add(audited)
         reader.drain()
     if reader.sha.hexdigest() != sha:
         raise AuditError(f"{name}: the file changed while it was being read; ingest it again")
-    return builder.finish(name, reader.size, profile_label(job.profile, job.options))
+    rows = builder.finish(name, reader.size, profile_label(job.profile, job.options))
+    rows.notices = notices
+    return rows
 
 
-def run_job(job: IngestJob) -> FileRows | FileFailure:
-    """Worker entry point: a file's rows, or why it was skipped (never raises)."""
+def run_job(job: IngestJob, spill_prefix: str | None = None) -> FileRows | FileFailure:
+    """Worker entry point: a file's rows (written to Arrow stream files named ``spill_prefix…`` when given), or
+    why it was skipped (never raises)."""
+    sink = _SpillSink(spill_prefix) if spill_prefix is not None else None
     try:
-        return audit_file_rows(job)
+        rows = audit_file_rows(job, sink=sink)
+        if sink is not None:
+            sink.close()
+            rows.spill = dict(sink.paths)
+        return rows
     except AuditError as exc:
-        return FileFailure(job.path, str(exc))
+        out = FileFailure(job.path, str(exc))
+    except OSError as exc:  # writing the rows failed (a full disk): the machine's fault, not the file's
+        out = FileFailure(job.path, f"writing the rows of {job.path} to {exc.filename or 'a temporary file'} "
+                                    f"failed ({exc.strerror or exc})", fatal=True)
     except Exception as exc:  # a bug must not lose the other files; it is reported and the run exits 2
-        return FileFailure(job.path, f"{type(exc).__name__}: {exc}", internal=True)
+        out = FileFailure(job.path, f"{type(exc).__name__}: {exc}", internal=True)
+    if sink is not None:
+        sink.discard()
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- the run
@@ -231,55 +378,172 @@ class IngestSummary:
 
 
 def plan_jobs(files: list[str], known: set[str], profile: str, options: tuple[tuple[str, str], ...],
-              summary: IngestSummary, stdin: BinaryIO | None = None) -> list[IngestJob]:
-    """Jobs for the files not yet in the database (by content hash); unreadable files go to ``summary``."""
+              summary: IngestSummary, stdin: BinaryIO | None = None, spool_dir: str | None = None) -> list[IngestJob]:
+    """Jobs for the files not yet in the database (by content hash); unreadable files go to ``summary``.
+
+    Standard input, pipes and devices are copied to ``spool_dir`` first (read in memory without one)."""
     jobs: list[IngestJob] = []
     seen = set(known)
     for path in files:
         data: bytes | None = None
+        source = ""
         try:
             if path == "-":
-                data = (stdin or sys.stdin.buffer).read()
-                sha, size = hashlib.sha256(data).hexdigest(), len(data)
+                stream = stdin or sys.stdin.buffer
+                if spool_dir is None:
+                    data = stream.read()
+                    sha, size = hashlib.sha256(data).hexdigest(), len(data)
+                else:
+                    source, sha, size = spool(stream, "<stdin>", spool_dir)
+            elif not stat.S_ISREG(os.stat(path).st_mode) and spool_dir is not None:
+                with open_input(path, path) as stream:
+                    source, sha, size = spool(stream, path, spool_dir)
             else:
                 sha, size = hash_file(path)
+        except InputError as exc:
+            summary.failed.append(FileFailure(path, str(exc)))
+            continue
         except OSError as exc:
             summary.failed.append(FileFailure(path, f"{path}: cannot be read ({exc.strerror})"))
             continue
         if sha in seen:
             summary.already += 1
+            if source:
+                _unlink(source)
             continue
         seen.add(sha)
-        jobs.append(IngestJob(path, profile, options, data, size, sha))
+        jobs.append(IngestJob(path, profile, options, data, size, sha, source))
     return jobs
 
 
-def run_jobs(jobs: list[IngestJob], workers: int,
-             progress: Callable[[int], None] | None = None) -> Iterator[tuple[IngestJob, FileRows | FileFailure]]:
-    """Audit the jobs, in order: in this process (``workers <= 1``) or in a pool of worker processes.
+class WorkerDied(AuditError):
+    """A worker process ended without an answer (killed: out of memory, ``kill -9``)."""
 
-    ``progress`` is called with byte counts: as each file is read in this process, per finished file with
-    workers."""
-    if workers <= 1 or len(jobs) <= 1:
-        for job in jobs:
+
+def usable_workers(asked: int, files: int) -> int:
+    """Worker processes for a run: at most one per core this process may use, and one per file."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(asked, cores, files, MAX_WORKERS))
+
+
+class _Pool:
+    """Worker processes that audit whole files, one at a time each, and answer over a pipe.
+
+    A worker that ends without answering (killed by the out-of-memory killer or ``kill -9``) is noticed at once
+    (``WorkerDied``), where a ``multiprocessing.Pool`` would wait for it forever. The workers ignore Ctrl-C: the
+    main process stops them, so no worker prints a traceback of its own."""
+
+    def __init__(self, workers: int) -> None:
+        import multiprocessing
+
+        # spawn, not fork: the parent holds a DuckDB connection and Arrow thread pools, which a fork would copy
+        # half-locked; the workers only parse, replay and write Arrow files.
+        ctx = multiprocessing.get_context("spawn")
+        self.procs: list[Any] = []
+        self.conns: list[Any] = []
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited: ignored from the worker's first step
+        try:
+            for _ in range(workers):
+                mine, theirs = ctx.Pipe()
+                proc = ctx.Process(target=_worker_main, args=(theirs,), daemon=True)
+                proc.start()
+                theirs.close()
+                self.procs.append(proc)
+                self.conns.append(mine)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    def run(self, jobs: list[IngestJob], spill_dir: str,
+            ahead: int) -> Iterator[tuple[IngestJob, FileRows | FileFailure]]:
+        """The jobs' results in job order; at most ``ahead`` finished files wait to be written. When a worker
+        dies, the files before its file are still given, then ``WorkerDied`` names it."""
+        from multiprocessing.connection import wait
+
+        results: dict[int, FileRows | FileFailure] = {}
+        busy: dict[int, int] = {}  # worker -> job index
+        live = list(range(len(self.procs)))
+        dead_at = len(jobs)  # the first job whose worker died
+        death = ""
+        next_job = next_out = 0
+        while next_out < len(jobs):
+            if next_out == dead_at:
+                raise WorkerDied(death)
+            for w in live:
+                if w not in busy and next_job < min(dead_at, len(jobs)) and next_job - next_out < ahead:
+                    busy[w] = next_job
+                    try:
+                        self.conns[w].send((jobs[next_job], os.path.join(spill_dir, f"{next_job}-")))
+                    except OSError:
+                        pass  # the worker is gone: its sentinel says so below
+                    next_job += 1
+            if not busy:  # pragma: no cover - every job before the dead one is with a live worker or done
+                raise WorkerDied(death)
+            ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])
+            for w in list(busy):
+                conn = self.conns[w]
+                if conn in ready or conn.poll():
+                    try:
+                        results[busy.pop(w)] = conn.recv()
+                        continue
+                    except (EOFError, OSError):
+                        pass
+                if self.procs[w].sentinel in ready or not self.procs[w].is_alive():
+                    index = busy.pop(w)
+                    live.remove(w)
+                    self.procs[w].join(timeout=5)  # its exit status
+                    if index < dead_at:
+                        dead_at, death = index, _death(jobs[index].path, self.procs[w].exitcode)
+            while next_out in results:
+                yield jobs[next_out], results.pop(next_out)
+                next_out += 1
+
+    def close(self) -> None:
+        """Stop every worker (they hold nothing that needs saving) and wait for them."""
+        for conn in self.conns:
             try:
-                out: FileRows | FileFailure = audit_file_rows(job, progress)
-            except AuditError as exc:
-                out = FileFailure(job.path, str(exc))
-            except Exception as exc:
-                out = FileFailure(job.path, f"{type(exc).__name__}: {exc}", internal=True)
-            yield job, out
-        return
-    import multiprocessing
+                conn.close()
+            except OSError:
+                pass
+        for proc in self.procs:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in self.procs:
+            proc.join(timeout=10)
+            if proc.is_alive():  # pragma: no cover - a worker stuck in a system call
+                proc.kill()
+                proc.join()
 
-    # spawn, not fork: the parent holds a DuckDB connection and Arrow thread pools, which a fork would copy
-    # half-locked; the workers only parse, replay and build Arrow tables.
-    ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(min(workers, len(jobs))) as pool:
-        for job, out in zip(jobs, pool.imap(run_job, jobs, chunksize=1)):
-            if progress is not None:
-                progress(job.size)
-            yield job, out
+
+def _death(path: str, exitcode: int | None) -> str:
+    how = "it stopped"
+    if exitcode is not None and exitcode < 0:
+        try:
+            how = f"it was killed ({signal.Signals(-exitcode).name}"
+        except ValueError:
+            how = f"it was killed (signal {-exitcode}"
+        how += ", perhaps for lack of memory)" if exitcode == -signal.SIGKILL else ")"
+    elif exitcode:
+        how = f"it stopped with status {exitcode}"
+    return (f"the worker process auditing {path} ended without finishing it: {how}; the database holds the "
+            "files before it. Run the ingest again (with fewer --workers if memory is short)")
+
+
+def _worker_main(conn: Any) -> None:
+    """A worker: audit the files the main process sends, one at a time, until the pipe closes."""
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        job, prefix = task
+        out = run_job(job, prefix)
+        try:
+            conn.send(out)
+        except OSError:  # the main process is gone (killed): nobody to answer
+            return
 
 
 def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple[tuple[str, str], ...] = (),
@@ -287,11 +551,11 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
            verbose: bool = False) -> IngestSummary:
     """Audit ``paths`` and store them in the database ``db``; returns what was done.
 
-    A named path that does not exist raises ``InputError`` before anything is written. A file that cannot be
-    read is reported on ``err`` and skipped; the others still go in.
+    A named path that does not exist, or a folder that cannot be listed, raises ``InputError`` before anything
+    is written. A file that cannot be read is reported on ``err`` and skipped; the others still go in. A worker
+    that dies stops the run (``WorkerDied``) and Ctrl-C stops it (``Interrupted``): the database then holds the
+    files before the one being written, each whole.
     """
-    import duckdb
-
     from audit.profile import load_profile
     from audit.read import expand_paths
 
@@ -300,34 +564,58 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
     load_profile(profile).with_options(list(options))  # a bad profile or option stops the run before any work
     files = expand_paths(paths)
     summary = IngestSummary(db, files=len(files))
-    with Store.open(db) as store:
-        # With workers, one DuckDB thread: the workers have the cores, and DuckDB's own threads only add their
-        # overhead (bench/ingest.py, 100,000 hands, 2 workers: 36.7 -> 34.3 CPU s). A later checkpoint
-        # (checkpoint_threshold) saved a little more CPU but held the uncheckpointed rows in memory: not taken.
-        if workers > 1:
-            store.con.execute("SET threads = 1")
-        jobs = plan_jobs(files, store.known_files(), profile, options, summary)
-        for failure in summary.failed:
-            err.write(f"audit: skipped {failure.message}\n")
-        bar = _progress_bar(sum(j.size for j in jobs), err) if progress and jobs else None
-        tick = bar.update if bar is not None else None
+    # With workers, one DuckDB thread: the workers have the cores, and DuckDB's own threads only add their
+    # overhead (bench/ingest.py, 100,000 hands, 2 workers: 36.7 -> 34.3 CPU s).
+    threads = 1 if workers > 1 else None
+    store = Store.open(db, threads=threads, memory_limit=DUCKDB_MEMORY)
+    if store.has_index("hands"):  # a database made by audit 0.1.0: its index on hands must fit in memory whole
+        store.close()
+        store = Store.open(db, threads=threads)
+    with store:
+        scratch = tempfile.mkdtemp(prefix="audit-ingest-")
         try:
-            for job, out in run_jobs(jobs, workers, tick):
-                if isinstance(out, FileFailure):
-                    summary.failed.append(out)
-                    what = "an internal error (please report it)" if out.internal else "cannot be read"
-                    msg = out.message if not out.internal else f"{out.path}: {what}: {out.message}"
+            _run(store, files, profile, options, workers, progress, err, verbose, summary, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)  # this run's own folder: spooled input, worker rows
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str, str], ...], workers: int,
+         progress: bool, err: IO[str], verbose: bool, summary: IngestSummary, scratch: str) -> None:
+    jobs = plan_jobs(files, store.known_files(), profile, options, summary, spool_dir=scratch)
+    for failure in summary.failed:
+        err.write(f"audit: skipped {printable(failure.message)}\n")
+    count = usable_workers(workers, len(jobs))
+    if count < workers and len(jobs) > count:
+        err.write(f"audit: note: using {count} worker{'s' if count != 1 else ''} (one per core this machine "
+                  "gives the ingest)\n")
+    bar = _progress_bar(sum(j.size for j in jobs), err) if progress and jobs else None
+    tick = bar.update if bar is not None else None
+    current = ""
+    pool: _Pool | None = None
+    try:
+        if count <= 1:
+            results = _in_process(store, jobs, tick)
+        else:
+            pool = _Pool(count)
+            results = _written(store, pool.run(jobs, scratch, ahead=2 * count), tick)
+        for job, out in results:
+            current = job.path
+            if out is None:
+                summary.already += 1
+            elif isinstance(out, FileFailure):
+                if out.fatal:
+                    raise AuditError(f"{out.message}; the database holds the files before {job.path}")
+                summary.failed.append(out)
+                what = "an internal error (please report it)" if out.internal else "cannot be read"
+                msg = out.message if not out.internal else f"{out.path}: {what}: {out.message}"
+                _clear(bar, err)
+                err.write(f"audit: skipped {printable(msg)}\n")
+            else:
+                for note in out.notices:
                     _clear(bar, err)
-                    err.write(f"audit: skipped {msg}\n")
-                    continue
-                try:
-                    written = store.write_file(out)
-                except duckdb.Error as exc:
-                    raise AuditError(f"{db}: writing {out.path} failed ({exc}); the database holds the files "
-                                     "before it") from None
-                if not written:
-                    summary.already += 1
-                    continue
+                    err.write(f"audit: note: {printable(note)}\n")
                 summary.ingested += 1
                 summary.hands += out.hands
                 summary.parse_errors += out.parse_errors
@@ -335,13 +623,96 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
                 summary.skipped_hands += out.skipped_hands
                 if verbose:
                     _clear(bar, err)
-                    err.write(f"ingested {out.path}: {out.hands} hands, {out.findings} findings\n")
+                    err.write(f"ingested {printable(out.path)}: {out.hands} hands, {out.findings} findings\n")
                     err.flush()
+            current = ""
+    except KeyboardInterrupt:
+        _clear(bar, err)
+        raise Interrupted(f"interrupted; {summary.ingested} file{'s' if summary.ingested != 1 else ''} "
+                          f"ingested, each whole{f', {current} not' if current else ''} (the database holds "
+                          "only whole files)") from None
+    finally:
+        if pool is not None:
+            pool.close()
+        if bar is not None:
+            bar.render_finish()
+
+
+Result = tuple[IngestJob, FileRows | FileFailure | None]
+"""A job and what became of it: its rows (committed), why it was skipped, or ``None``: already stored."""
+
+
+def _in_process(store: Store, jobs: list[IngestJob], progress: Callable[[int], None] | None) -> Iterator[Result]:
+    """Audit each job in this process, its rows going to the database as they are made, inside the file's
+    transaction."""
+    import duckdb
+
+    for job in jobs:
+        if not store.begin_file(job.sha256):
+            yield job, None
+            continue
+        sink = _StoreSink(store)
+        out: FileRows | FileFailure
+        try:
+            out = audit_file_rows(job, progress, sink)
+            sink.close()
+            store.commit_file(out)
+        except duckdb.Error as exc:
+            store.rollback()
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
+            raise AuditError(f"{store.path}: writing {job.path} failed ({exc}); the database holds the files "
+                             "before it") from None
+        except AuditError as exc:
+            store.rollback()
+            out = FileFailure(job.path, str(exc))
+        except Exception as exc:
+            store.rollback()
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
+            if isinstance(exc, OSError):
+                raise  # the machine (a full disk, a closed stderr), not the file: the command stops
+            out = FileFailure(job.path, f"{type(exc).__name__}: {exc}", internal=True)
+        except BaseException:
+            store.rollback()
+            raise
+        yield job, out
+
+
+def _written(store: Store, results: Iterator[tuple[IngestJob, FileRows | FileFailure]],
+             progress: Callable[[int], None] | None) -> Iterator[Result]:
+    """The workers' results, each file's rows written here in one transaction (progress by whole files)."""
+    import duckdb
+
+    for job, out in results:
+        if progress is not None:
+            progress(job.size)
+        if isinstance(out, FileFailure):
+            yield job, out
+            continue
+        try:
+            written = store.write_file(out)
+        except duckdb.Error as exc:
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
+            raise AuditError(f"{store.path}: writing {out.path} failed ({exc}); the database holds the files "
+                             "before it") from None
+        except RuntimeError as exc:
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
+            raise
         finally:
-            if bar is not None:
-                bar.render_finish()
-    summary.seconds = time.perf_counter() - start
-    return summary
+            for path in out.spill.values():
+                _unlink(path)
+        yield job, out if written else None
+
+
+def _interrupted(exc: Exception) -> bool:
+    """Whether DuckDB stopped because of Ctrl-C: its client turns the signal into an error of its own."""
+    import duckdb
+
+    return isinstance(exc, duckdb.InterruptException) or (
+        isinstance(exc, (RuntimeError, duckdb.Error)) and "interrupt" in str(exc).lower())
 
 
 def _progress_bar(total: int, err: IO[str]) -> Any:

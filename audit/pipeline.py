@@ -20,6 +20,8 @@ from audit.engine.session import SessionTracker
 UNSUPPORTED_GAMES_OK = ("5 Card Draw",)
 # A crafted hand (hundreds of tied seats) could otherwise turn 40 KB of log into megabytes of findings.
 MAX_FINDINGS_PER_RULE = 20
+# FORMAT.md: "one line per occupied seat, seats 1–10".
+MAX_SEAT_NUMBER = 10
 
 
 @dataclass
@@ -54,12 +56,14 @@ class FileContext:
     default_profile: Profile
     profile: Profile
     session: SessionTracker | None = None
+    notices: list[str] | None = None  # where to say that the file's own Profile: line overrode --option
 
 
 def audit_file(path: str, profile: Profile | None = None, steps: bool = False,
-               display: str | None = None) -> Iterator[Audited]:
-    """Audit every hand of one file, in file order (``profile``: for files without a ``Profile:`` line)."""
-    yield from audit_blocks(read_blocks(path, display), profile, steps)
+               display: str | None = None, notices: list[str] | None = None) -> Iterator[Audited]:
+    """Audit every hand of one file, in file order (``profile``: for files without a ``Profile:`` line).
+    ``notices`` collects what the caller should tell the user on stderr (an option the file overrode)."""
+    yield from audit_blocks(read_blocks(path, display), profile, steps, notices)
 
 
 def audit_text(text: str, profile: Profile | None = None, steps: bool = False,
@@ -75,10 +79,10 @@ def audit_bytes(data: bytes, profile: Profile | None = None, steps: bool = False
 
 
 def audit_blocks(blocks: Iterator[RawBlock], profile: Profile | None = None,
-                 steps: bool = False) -> Iterator[Audited]:
+                 steps: bool = False, notices: list[str] | None = None) -> Iterator[Audited]:
     """Audit blocks already cut from a file."""
     default = profile or load_profile("home-open")
-    ctx = FileContext(default, default)
+    ctx = FileContext(default, default, None, notices)
     for block in blocks:
         audited = audit_parsed(parse_block(block), block, ctx, steps)
         if audited is not None:
@@ -122,6 +126,8 @@ def _apply_preamble(pre: Preamble, ctx: FileContext, file: str) -> None:
                 profile = load_profile(item.name)
             except ProfileError as exc:
                 raise ProfileError(f"{file}:{item.line}: {exc}") from None
+            if ctx.notices is not None:
+                _note_overridden_options(ctx.default_profile, file, item, ctx.notices)
         elif type(item) is OptionLine:
             try:
                 profile = profile.with_options([(item.name, item.value)])
@@ -132,6 +138,15 @@ def _apply_preamble(pre: Preamble, ctx: FileContext, file: str) -> None:
         ctx.session = SessionTracker(new_session, profile, file)
     elif ctx.session is not None:
         ctx.session.profile = profile
+
+
+def _note_overridden_options(given: Profile, file: str, line: ProfileLine, notices: list[str]) -> None:
+    """The command line's ``--option`` values do not reach a file that names its own profile: say so."""
+    plain = dict(load_profile(given.name).params)
+    changed = [f"{k}={v}" for k, v in given.params if plain.get(k) != v]
+    if changed:
+        notices.append(f"{file}:{line.line}: the file names its own profile ({line.name}), so --option "
+                       f"{', '.join(changed)} does not apply to it")
 
 
 def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
@@ -156,6 +171,8 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
                          session=session)
         return Audited([f], session=session, profile=profile.name, hand=hand)
     findings = list(result.findings)
+    if not _seats_on_table(hand):
+        findings.extend(_seat_findings(hand, session))
     if tracker is not None:
         findings.extend(tracker.feed(result))
         tracker.after_hand(findings, result)
@@ -165,6 +182,33 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
             findings = _capped(findings, hand, session)
     result.findings = findings
     return Audited(findings, result=result, session=session, profile=result.profile, hand=hand)
+
+
+def _seats_on_table(hand: Hand) -> bool:
+    """Whether the button and every seat are numbered 1 to 10, as FORMAT.md says a table's seats are."""
+    if hand.button < 1 or hand.button > MAX_SEAT_NUMBER:
+        return False
+    for st in hand.seats:
+        if st.seat < 1 or st.seat > MAX_SEAT_NUMBER:
+            return False
+    return True
+
+
+def _seat_findings(hand: Hand, session: str | None) -> list[Finding]:
+    """A ``SEAT_COUNT`` finding for each seat (and the button) numbered outside 1 to 10."""
+    out: list[Finding] = []
+    if hand.button < 1 or hand.button > MAX_SEAT_NUMBER:
+        out.append(said_finding(Rule.SEAT_COUNT, "finding.SEAT_COUNT.button_off_table",
+                                (("seat", hand.button), ("most", MAX_SEAT_NUMBER)), hand.file, hand.hand_id,
+                                hand.line, street="pre", expected=f"1-{MAX_SEAT_NUMBER}", actual=hand.button,
+                                session=session))
+    for st in hand.seats:
+        if st.seat < 1 or st.seat > MAX_SEAT_NUMBER:
+            out.append(said_finding(Rule.SEAT_COUNT, "finding.SEAT_COUNT.seat_off_table",
+                                    (("player", st.player), ("seat", st.seat), ("most", MAX_SEAT_NUMBER)),
+                                    hand.file, hand.hand_id, st.line, player=st.player, street="pre",
+                                    expected=f"1-{MAX_SEAT_NUMBER}", actual=st.seat, session=session))
+    return out
 
 
 def _finding_line(f: Finding) -> int:

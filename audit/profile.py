@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from audit.cards import Ranking, ranking_for
 from audit.errors import ProfileError
 from audit.resources import data_dir
 
@@ -59,7 +60,7 @@ def _whole(text: str) -> bool:
 def _check(name: str, value: str) -> str:
     domain = _DOMAINS.get(name)
     if domain is None:
-        raise ProfileError(f"unknown option {name!r} (known: {', '.join(sorted(_DOMAINS))})")
+        raise ProfileError(f"unknown option {_cut(name)!r} (known: {', '.join(sorted(_DOMAINS))})")
     if value in domain and value not in ("int", "range"):
         return value
     if "int" in domain and _whole(value):
@@ -70,7 +71,12 @@ def _check(name: str, value: str) -> str:
             return value
     allowed = ", ".join("a whole number" if d == "int" else "a range such as 2-6" if d == "range" else d
                         for d in domain)
-    raise ProfileError(f"option {name!r} cannot be {value!r} (allowed: {allowed})")
+    raise ProfileError(f"option {name!r} cannot be {_cut(value)!r} (allowed: {allowed})")
+
+
+def _cut(text: str) -> str:
+    """User input quoted in a message, cut to a readable length."""
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 def _int_or_none(value: str) -> int | None:
@@ -119,6 +125,11 @@ class Profile:
     def param(self, name: str) -> str:
         """A parameter as written (``"3+ace"``)."""
         return dict(self.params)[name]
+
+    def hand_ranking(self) -> Ranking:
+        """The ranking of this profile's hands: its ``ranking`` and ``suit-tiebreak`` over its own ``deck`` and
+        ``joker``, so that the ranking knows exactly the cards the profile deals."""
+        return ranking_for(self.ranking, self.suit_tiebreak, self.joker, self.deck_size)
 
     def with_options(self, options: list[tuple[str, str]]) -> Profile:
         """A copy with ``(name, value)`` overrides applied; raises ``ProfileError`` on a bad one."""
@@ -175,6 +186,12 @@ def option_pairs(options: Iterable[str]) -> list[tuple[str, str]]:
     return pairs
 
 
+def option_domains() -> dict[str, tuple[str, ...]]:
+    """Every option and its allowed values as RULES.md writes them; ``"int"`` stands for a whole number and
+    ``"range"`` for ``LOW-HIGH``."""
+    return dict(_DOMAINS)
+
+
 def profile_names() -> list[str]:
     """The profiles that ship with audit."""
     return sorted(f.stem for f in _DIR.glob("*.toml"))
@@ -185,8 +202,7 @@ def load_profile(name: str) -> Profile:
     """A shipped profile by name; ``ProfileError`` for an unknown one."""
     known = profile_names()
     if name not in known:  # never a path: a log must not make the audit open other files
-        shown = name if len(name) <= 40 else name[:40] + "…"
-        raise ProfileError(f"unknown profile {shown!r} (known: {', '.join(known)})")
+        raise ProfileError(f"unknown profile {_cut(name)!r} (known: {', '.join(known)})")
     path = _DIR / f"{name}.toml"
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     description = str(data.pop("description", ""))

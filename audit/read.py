@@ -10,10 +10,13 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import stat
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import BinaryIO, Final, cast
 
 from audit.dialects.registry import DIALECTS, hand_openers
 from audit.errors import InputError
@@ -25,6 +28,8 @@ MAX_LINE_CHARS: Final = 10_000
 MAX_BLOCK_LINES: Final = 2_000
 # Bytes read from a file at a time.
 _CHUNK_BYTES: Final = 1 << 16
+# Looks (0.05 s apart) for a program writing to a named pipe before it is refused.
+_PIPE_TRIES: Final = 10
 
 
 
@@ -222,10 +227,7 @@ def read_blocks(path: str | os.PathLike[str], display: str | None = None) -> Ite
         import sys
         yield from split_blocks(iter_lines(sys.stdin.buffer, "<stdin>"), "<stdin>")
         return
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
+    handle = open_input(str(path), name)
     with handle:
         yield from split_blocks(iter_lines(handle, name), name)
 
@@ -236,6 +238,62 @@ def read_bytes_blocks(data: bytes, file: str = "<bytes>") -> Iterator[RawBlock]:
     return split_blocks(iter_lines(io.BytesIO(data), file), file)
 
 
+class _PipeReader:
+    """A pipe's bytes: the ones read while checking that something writes to it, then the rest."""
+
+    def __init__(self, fd: int, head: bytes) -> None:
+        self.fd = fd
+        self.head = head
+
+    def read(self, size: int = -1) -> bytes:
+        if self.head:
+            data, self.head = self.head, b""
+            return data
+        return os.read(self.fd, size if size > 0 else _CHUNK_BYTES)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+    def __enter__(self) -> _PipeReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_input(path: str, name: str) -> BinaryIO:
+    """A file named on the command line, opened for reading; ``InputError`` with the reason if it cannot be.
+
+    A named pipe is opened without waiting: with no program writing to it (half a second after it was opened),
+    it is refused (opening it the usual way would wait for a writer forever)."""
+    try:
+        if not stat.S_ISFIFO(os.stat(path).st_mode):
+            return open(path, "rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
+    head = b""
+    writer = False
+    for _ in range(_PIPE_TRIES):  # a writer waiting in its own open() gets in a moment after ours
+        try:
+            head = os.read(fd, _CHUNK_BYTES)  # b"": no writer (EOF at once); BlockingIOError: a writer, no data yet
+        except BlockingIOError:
+            writer = True
+        except OSError as exc:
+            os.close(fd)
+            raise InputError(f"{name}: cannot be read ({exc.strerror})") from None
+        else:
+            writer = bool(head)
+        if writer:
+            break
+        time.sleep(0.05)
+    if not writer:
+        os.close(fd)
+        raise InputError(f"{name}: this is a pipe, and no program is writing to it")
+    os.set_blocking(fd, True)
+    return cast(BinaryIO, _PipeReader(fd, head))
+
+
 def read_text_blocks(text: str, file: str = "<text>") -> Iterator[RawBlock]:
     """Blocks of a string already decoded (tests, notebooks)."""
     lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -243,7 +301,10 @@ def read_text_blocks(text: str, file: str = "<text>") -> Iterator[RawBlock]:
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:
-    """Files named on the command line: a folder means every ``*.txt`` in it, recursively, in name order."""
+    """Files named on the command line: a folder means every ``*.txt`` in it, recursively, in name order.
+
+    A file is kept as it was named (``./-`` is the file called ``-``; only ``-`` itself is standard input). A
+    missing path, or a folder (or sub-folder) that cannot be listed, is an ``InputError`` naming it."""
     out: list[str] = []
     for p in paths:
         if p == "-":
@@ -251,9 +312,26 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
             continue
         path = Path(p)
         if path.is_dir():
-            out.extend(str(f) for f in sorted(path.rglob("*.txt")) if f.is_file())
-        elif path.exists():
-            out.append(str(path))
+            out.extend(str(f) for f in sorted(_txt_files(p)))
+        elif path.exists() or path.is_symlink():
+            out.append(p)
         else:
             raise InputError(f"{p}: no such file or folder")
     return out
+
+
+def _txt_files(folder: str) -> list[Path]:
+    """Every ``*.txt`` file under ``folder`` (links to files too; links to folders are not followed)."""
+    found: list[Path] = []
+    for root, _, names in os.walk(folder, onerror=_unlistable):
+        for name in names:
+            if fnmatchcase(name, "*.txt"):
+                f = Path(root) / name
+                if f.is_file():
+                    found.append(f)
+    return found
+
+
+def _unlistable(exc: OSError) -> None:
+    raise InputError(f"{exc.filename}: this folder cannot be read ({exc.strerror}); "
+                     "its files would be left out") from None

@@ -34,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from audit.cards import FLUSH, FULL_HOUSE, JOKER, RANKS, STRAIGHT, SUITS, Ranking, make_deck, ranking_for
+from audit.cards import FLUSH, FULL_HOUSE, JOKER, RANKS, STRAIGHT, SUITS, Ranking, make_deck
 from audit.errors import ProfileError
 from audit.profile import Profile, load_profile
 
@@ -657,11 +657,7 @@ class _Hand:
 
     def has_openers(self, p: str) -> bool:
         """A pair of jacks or better (the joker plays as whatever helps)."""
-        strength = self.ranking.strength(self.cards[p])
-        cat = self.ranking.categories[strength[0]]
-        if cat == "high card":
-            return False
-        return cat != "pair" or strength[1] >= RANKS.index("J") + 2
+        return self.ranking.jacks_or_better(self.ranking.strength(self.cards[p]))
 
     def may_raise(self, p: str, rnd: _Round) -> bool:
         """Re-opened for ``p``, and (fixed limit) the cap not reached."""
@@ -935,7 +931,7 @@ class Simulator:
             raise ProfileError(f"the simulator cannot play profile {self.profile.name!r} yet: "
                                f"{', '.join(problems)}")
         self.seed = seed
-        self.ranking: Ranking = ranking_for(self.profile.ranking, self.profile.suit_tiebreak, self.profile.joker)
+        self.ranking: Ranking = self.profile.hand_ranking()
         self.rng = random.Random(0)
         self.styles: dict[str, _Style] = {}
         self.stats: Counter[str] = Counter()

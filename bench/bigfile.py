@@ -1,6 +1,8 @@
-"""Scale check: generate a ~1 GB hand-history log and time ``audit check FILE --format json > /dev/null``.
+"""Scale check: generate a ~1 GB hand-history log and time ``audit check FILE --format json > /dev/null``, or
+with ``--ingest`` ``audit ingest FILE --db DB`` (one file, one transaction; its rows go to DuckDB in batches).
 
     .venv/bin/python bench/bigfile.py [--gb 1.0] [--file PATH] [--keep] [--reuse] [--format json|text]
+    .venv/bin/python bench/bigfile.py --ingest [--gb 1.0] [--db PATH]   # peak memory limit 300 MB
 
 The log is a template repeated with renamed sessions and renumbered hands: the sessions of
 ``../shared/cases/generated*/`` (legal ones and ones with a defect, so findings are printed too) and, when
@@ -10,7 +12,8 @@ own ``Session:`` and ``Profile:`` lines, so every copy is audited as a session o
 Reports the file size, hands, wall time, hands/s, MB/s, the child's CPU time (the wall time depends on the
 machine's load too) and its peak RSS (``VmHWM`` from ``/proc``, read every 0.2 s while it runs), and samples the
 child's RSS to show whether it grows. Exit status 1 when the peak RSS is over ``--max-rss-mb`` (default
-200) or the command fails.
+200 for check, 300 for ingest) or the command fails. With ``--ingest`` it also prints the database's size and
+checks that it holds every hand.
 """
 
 from __future__ import annotations
@@ -91,8 +94,13 @@ def main() -> int:
     ap.add_argument("--reuse", action="store_true", help="use the file if it is already there")
     ap.add_argument("--keep", action="store_true", help="keep the file afterwards")
     ap.add_argument("--format", default="json", choices=["json", "text"])
-    ap.add_argument("--max-rss-mb", type=float, default=200.0)
+    ap.add_argument("--max-rss-mb", type=float, default=None,
+                    help="fail above this peak (default 200 MB for check, 300 MB for ingest)")
+    ap.add_argument("--ingest", action="store_true", help="time 'audit ingest FILE --db DB' instead of check")
+    ap.add_argument("--db", default="/tmp/audit-bigfile.duckdb", help="the database for --ingest (replaced)")
     args = ap.parse_args()
+    if args.max_rss_mb is None:
+        args.max_rss_mb = 300.0 if args.ingest else 200.0
     path = Path(args.file)
     target = int(args.gb * 1_000_000_000)
     if args.reuse and path.exists():
@@ -107,7 +115,13 @@ def main() -> int:
               flush=True)
 
     audit = str(Path(sys.executable).with_name("audit"))
-    command = [audit, "check", str(path), "--format", args.format]
+    db = Path(args.db)
+    if args.ingest:
+        for leftover in (db, Path(str(db) + ".wal")):
+            leftover.unlink(missing_ok=True)
+        command = [audit, "ingest", str(path), "--db", str(db)]
+    else:
+        command = [audit, "check", str(path), "--format", args.format]
     print("running:", " ".join(command), "> /dev/null", flush=True)
     samples: list[tuple[float, float]] = []
     start = time.monotonic()
@@ -145,9 +159,21 @@ def main() -> int:
     print(f"{size / 1e9:.2f} GB, {hands:,} hands in {wall:,.0f} s: {hands / wall:,.0f} hands/s, "
           f"{size / 1e6 / wall:,.1f} MB/s; CPU {cpu:,.0f} s ({hands / cpu:,.0f} hands per CPU second); "
           f"peak RSS {peak_mb:,.0f} MB (limit {args.max_rss_mb:.0f} MB)")
+    stored_ok = True
+    if args.ingest:
+        import duckdb
+
+        with duckdb.connect(str(db), read_only=True) as con:
+            stored = con.execute("SELECT count(*) FROM hands").fetchall()[0][0]
+            unread = con.execute("SELECT count(*) FROM parse_errors").fetchall()[0][0]
+        stored_ok = stored + unread == hands
+        print(f"database {db}: {db.stat().st_size / 1e6:,.0f} MB, {stored:,} hands and {unread:,} unreadable "
+              f"stored ({'all' if stored_ok else 'NOT all'} of the {hands:,})")
+        if not args.keep:
+            db.unlink(missing_ok=True)
     if not args.keep:
         path.unlink(missing_ok=True)
-    ok = child.returncode in (0, 1) and peak_mb < args.max_rss_mb
+    ok = child.returncode in (0, 1) and peak_mb < args.max_rss_mb and stored_ok
     return 0 if ok else 1
 
 

@@ -19,6 +19,7 @@ from audit.cards import (
     normalise_card,
     ranking_for,
 )
+from handshapes import PROFILE_RANKINGS, SHAPES, outside_hands
 
 STANDARD = ranking_for("standard")
 STRIPPED = ranking_for("stripped")
@@ -580,3 +581,65 @@ def test_description_matches_variants(cards: str, text: str) -> None:
 )
 def test_description_mismatches(ranking: Ranking, cards: str, text: str) -> None:
     assert not ranking.description_matches(text, hand(cards))
+
+
+# -- a card outside the deck ------------------------------------------------------------------------------
+
+def test_every_profile_ranking_is_tried() -> None:
+    kinds = {(r.kind, len(r.deck) - r.joker, r.joker, r.suit_tiebreak) for r in PROFILE_RANKINGS.values()}
+    assert len(kinds) == len(PROFILE_RANKINGS)
+    assert kinds == set(itertools.product(("standard", "stripped"), (52, 32), (False, True), (False, True)))
+
+
+@pytest.mark.parametrize("name", sorted(PROFILE_RANKINGS))
+def test_a_hand_with_a_card_outside_the_deck_has_no_strength(name: str) -> None:
+    """Every hand shape holding a card the profile's deck does not have, under every profile's ranking: the
+    audit's one door (``rank_hand``) never raises and says ``None``; the strict ``strength`` says why."""
+    ranking = PROFILE_RANKINGS[name]
+    seen: Counter[str] = Counter()
+    for shape, cards in outside_hands(ranking):
+        assert ranking.rank_hand(cards) is None, (shape, cards)
+        with pytest.raises(ValueError, match="not a card of|joker is not in play"):
+            ranking.strength(cards)
+        stranger = next(c for c in cards if c not in ranking.deck)
+        stand_in = next(c for c in ranking.deck if c not in cards)
+        fixed = [stand_in if c == stranger else c for c in cards]
+        if all(c in ranking.deck for c in fixed):  # the same hand with the deck's own card: ranked
+            assert ranking.rank_hand(fixed) == ranking.strength(fixed)
+        seen[shape] += 1
+    if ranking.joker and len(ranking.deck) == 53:
+        assert not seen  # every card is in this deck
+    else:
+        wanted = set(SHAPES) if ranking.joker else set(SHAPES) - {"five of a kind"}
+        assert set(seen) == wanted
+
+
+def test_rank_hand_of_no_cards_and_bad_hands() -> None:
+    assert STANDARD.rank_hand(None) is None
+    assert STANDARD.rank_hand(hand("As Kd 7h 7c")) is None
+    assert STANDARD.rank_hand(hand("As As 7h 7c 2s")) is None
+    assert STANDARD.rank_hand(hand("As Kd 7h 7c 2s")) == STANDARD.strength(hand("As Kd 7h 7c 2s"))
+
+
+@pytest.mark.parametrize("ranking", [STANDARD, STRIPPED, STRIPPED_SUITED, JOKER_STD], ids=repr)
+def test_jacks_or_better(ranking: Ranking) -> None:
+    s = ranking.strength
+    assert not ranking.jacks_or_better(s(hand("Ah Kd 9c 8h 7s")))
+    assert not ranking.jacks_or_better(s(hand("Th Td 9c 8h Ks")))
+    assert ranking.jacks_or_better(s(hand("Jh Jd 9c 8h 7s")))
+    assert ranking.jacks_or_better(s(hand("Ah Ad 9c 8h 7s")))
+    assert ranking.jacks_or_better(s(hand("8h 8d 7c 7h Ks")))  # two small pairs beat a pair of Jacks
+
+
+def test_the_deck_decides_the_lowest_straight() -> None:
+    """The ace plays low below the deck's four lowest ranks, whatever the ranking kind."""
+    stripped_52 = ranking_for("stripped", deck_size=52)
+    standard_32 = ranking_for("standard", deck_size=32)
+    assert stripped_52.describe(hand("Ah 2d 3c 4h 5s")) == "a straight, Ace to Five"
+    assert stripped_52.category(hand("Ah 7d 8c 9h Ts")) == "high card"
+    assert stripped_52.strength(hand("2h 5h 8h Jh Kh")) > stripped_52.strength(hand("2c 2d 2s 5c 5d"))
+    assert standard_32.describe(hand("Ah 7d 8c 9h Ts")) == "a straight, Ace to Ten"
+    assert standard_32.strength(hand("7c 7d 7s 8c 8d")) > standard_32.strength(hand("7h 9h Th Qh Kh"))
+    assert standard_32.rank_hand(hand("2h 5h 8h Jh Kh")) is None
+    assert ranking_for("standard") is ranking_for("standard", deck_size=52)
+    assert ranking_for("stripped") is ranking_for("stripped", deck_size=32)

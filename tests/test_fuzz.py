@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import codecs
 import gc
+import importlib.util
 import io
 import itertools
 import json
+import random
 import re
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -28,10 +33,13 @@ from audit.cli import main
 from audit.errors import AuditError
 from audit.findings import Finding
 from audit.dialects.common import MAX_NUMBER_DIGITS
+from audit.dialects.dispatch import parse_block
+from audit.model import OptionLine, Preamble, ProfileLine, SessionLine
 from audit.pipeline import audit_blocks, audit_file
 from audit.profile import Profile, load_profile
 from audit.read import MAX_BLOCK_LINES, RawBlock, iter_lines, read_blocks, read_text_blocks, split_blocks
 from audit.rules import SEVERITY_RANK, Rule
+from casejudge import cases_in, expectation, judge, run_check
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 SEED_FILES = sorted((SHARED / "cases" / "generated").glob("clean-*.txt"))
@@ -456,16 +464,83 @@ def test_cli_exit_status_on_mangled_files(tmp_path: Path, seed: int, edits: list
 
 # ---- inputs the long fuzz run (bench/fuzz.py) found ---------------------------------------------------------
 
-@pytest.mark.parametrize("name, profile, expected", [
-    # an opener's hand holding a card the 32-card deck does not have: ranking it raised ValueError
-    ("stripped32-card-not-in-deck-opens.txt", "stripped32", "CARD_NOT_IN_DECK"),
-    # a player who was not dealt in acts, then the next player: the turn order did not know where to start
-    ("home-open-actor-not-dealt-in.txt", "home-open", "ACTION_NOT_ALLOWED"),
-])
-def test_fuzz_finds_end_in_findings(name: str, profile: str, expected: str) -> None:
-    text = (FIXTURES / name).read_text(encoding="utf-8")
-    findings = [f for audited in audit_blocks(read_text_blocks(text, name), PROFILES[profile])
-                for f in audited.findings]
-    for f in findings:
-        check_finding(f)
-    assert expected in {f.rule for f in findings}
+FUZZ_CASES = cases_in(FIXTURES)
+
+
+def test_there_are_fuzz_fixtures() -> None:
+    assert len(FUZZ_CASES) >= 3
+
+
+@pytest.mark.parametrize("case", FUZZ_CASES, ids=[c.stem for c in FUZZ_CASES])
+def test_fuzz_finds_end_in_findings(case: Path) -> None:
+    """Each input the long run found, through the CLI: its expected findings, and no replay stopped on it."""
+    expect = expectation(case)
+    found = run_check(case, expect.get("profile"))
+    wrong = judge(expect, found)
+    assert not wrong, wrong
+    stopped = [f["message"] for f in found if ENGINE_STOPPED in f["message"]]
+    assert not stopped, stopped
+
+
+# ---- the long run's own machinery (bench/fuzz.py) ------------------------------------------------------------
+
+BENCH_FUZZ = Path(__file__).resolve().parents[1] / "bench" / "fuzz.py"
+
+
+def load_bench_fuzz() -> Any:
+    spec = importlib.util.spec_from_file_location("bench_fuzz", BENCH_FUZZ)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_forced_run_names_its_profile_and_options_in_every_preamble() -> None:
+    fuzz = load_bench_fuzz()
+    own = Preamble(1, (SessionLine(1, "s"), ProfileLine(2, "qdan"), OptionLine(3, "joker", "wild")))
+    got = fuzz.forced(own, "stripped32", (("openers", "jacks"), ("deck", "52")))
+    assert got == Preamble(1, (SessionLine(1, "s"), ProfileLine(2, "stripped32"), OptionLine(3, "joker", "wild"),
+                               OptionLine(1, "openers", "jacks"), OptionLine(1, "deck", "52")))
+    hand = next(b for b in (parse_block(raw) for raw in read_text_blocks(SEEDS[0])) if type(b) is not Preamble)
+    assert fuzz.forced(hand, "stripped32", (("openers", "jacks"),)) is hand
+
+
+def test_the_option_cycles_give_every_profile_every_value() -> None:
+    fuzz = load_bench_fuzz()
+    cycles = fuzz.OptionCycles(random.Random(1))
+    values = fuzz.option_values()
+    assert ("openers", "jacks") in values and ("deck", "32") in values and ("players", "2-6") in values
+    for profile in fuzz.PROFILES:
+        for _ in range(len(values)):
+            drawn = cycles.draw(profile)
+            assert 1 <= len(drawn) <= 3 and len({name for name, _ in drawn}) == len(drawn)
+    assert min(cycles.met.values()) >= 1, "a turn of each cycle meets every value"
+
+
+def test_an_engine_stop_is_caught_and_re_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run counts a hand the pipeline turned into a 'please report it' PARSE_ERROR as an engine stop."""
+    fuzz = load_bench_fuzz()
+    real = fuzz.audit_parsed
+
+    def stopping(block: Any, raw: Any, ctx: Any) -> Any:
+        audited = real(block, raw, ctx)
+        if audited is not None and audited.hand is not None:
+            audited.findings.append(Finding("PARSE_ERROR", "error", "<fuzz>", audited.hand.hand_id, None, None,
+                                            audited.hand.line, None, None, f"... {ENGINE_STOPPED} (ValueError) ..."))
+        return audited
+
+    monkeypatch.setattr(fuzz, "audit_parsed", stopping)
+    with pytest.raises(fuzz.EngineStopped):
+        fuzz.check_input(SEEDS[0], [("home-open", (), False)])
+
+
+@pytest.mark.parametrize("mode", [[], ["--ingest"]])
+def test_the_long_run_runs_and_prints_its_figures(tmp_path: Path, mode: list[str]) -> None:
+    run = subprocess.run([sys.executable, str(BENCH_FUZZ), "40", "-j", "1", "--seed", "1", "--out",
+                          str(tmp_path), *mode], capture_output=True, text=True, timeout=300)
+    summary = [line for line in run.stdout.splitlines() if line.startswith("fuzz ")]
+    assert len(summary) == 1, run.stdout + run.stderr
+    for words in ("40 inputs in", "inputs/s", "CPU s", "crashes", "engine stops", "slow inputs", "peak worker RSS"):
+        assert words in summary[0], summary[0]
+    assert ("rows + DuckDB" in summary[0]) == bool(mode)
+    assert run.returncode in (0, 1), run.stderr

@@ -10,7 +10,8 @@ The decisions (also for the docs):
   still checked; a hand cut off at a line end is replayed and its missing awards are findings (exit 1);
 - a hand longer than ``MAX_BLOCK_LINES`` lines, or a number of more than ``MAX_NUMBER_DIGITS`` digits: a
   ``PARSE_ERROR`` finding for that hand (exit 1), the rest of the file is still checked;
-- absurd but readable numbers (10^30 chips, seat 10^30): ordinary findings, never a crash.
+- a number larger than the database can store (an amount over ``MAX_AMOUNT``, a seat over ``MAX_SEAT``): a
+  ``PARSE_ERROR`` of its hand, in ``check`` as in ``ingest``; large numbers below that: ordinary findings.
 """
 
 from __future__ import annotations
@@ -264,24 +265,55 @@ def test_number_with_too_many_digits_is_a_parse_error(tmp_path: Path, digits: in
     assert "digits" in str(rows[0]["message"])
 
 
-@pytest.mark.parametrize("old,new", [
-    ("(100 in chips)", "(1000000000000000000000000000000 in chips)"),
-    ("bets 5", "bets 1000000000000000000000000000000"),
-    ("collected 16", "collected 1000000000000000000000000000000"),
-    ("Seat 3:", "Seat 1000000000000000000000000000000:"),
-    ("Seat #1", "Seat #1000000000000000000000000000000"),
-    ("discards 3 cards", "discards 1000000000000000000000000000000 cards"),
-    ("Tere: bets 5", "Tere: bets 5 (took 1000000000000000000000000000000.5s)"),
-], ids=["stack", "bet", "collected", "seat", "button", "discards", "took"])
-def test_absurd_numbers_are_findings_not_crashes(tmp_path: Path, old: str, new: str) -> None:
+ABSURD = [
+    ("(100 in chips)", "({n} in chips)"), ("bets 5", "bets {n}"), ("collected 16", "collected {n}"),
+    ("Seat 3:", "Seat {n}:"), ("Seat #1", "Seat #{n}"), ("discards 3 cards", "discards {n} cards"),
+]
+ABSURD_IDS = ["stack", "bet", "collected", "seat", "button", "discards"]
+
+
+@pytest.mark.parametrize("old,new", ABSURD, ids=ABSURD_IDS)
+def test_large_numbers_the_store_holds_are_findings_not_crashes(tmp_path: Path, old: str, new: str) -> None:
+    """Up to MAX_AMOUNT (a seat: MAX_SEAT) a number is read and judged like any other."""
+    from audit.dialects.common import MAX_AMOUNT, MAX_SEAT
+
     hand = first_hand()
     assert old in hand
-    path = write(tmp_path, "absurd.txt", hand.replace(old, new).encode())
+    n = MAX_SEAT if "Seat" in old else MAX_AMOUNT
+    path = write(tmp_path, "absurd.txt", hand.replace(old, new.format(n=n)).encode())
     result = check(str(path), "--format", "json")
     assert result.exit_code in (0, 1), result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     for row in json_rows(result):
-        assert row["rule"] != "PARSE_ERROR"
+        assert row["rule"] != "PARSE_ERROR", row
+
+
+@pytest.mark.parametrize("n", [10**15, 2**63, 10**30])
+@pytest.mark.parametrize("old,new", ABSURD, ids=ABSURD_IDS)
+def test_numbers_beyond_the_store_are_a_parse_error_of_their_hand(tmp_path: Path, old: str, new: str, n: int) -> None:
+    """Beyond what the database can hold: a PARSE_ERROR naming the line, the next hand still checked."""
+    hand = first_hand()
+    line = hand.split("\n").index(next(x for x in hand.split("\n") if old in x)) + 1
+    second = hand.replace("Hand #4501", "Hand #4600")
+    path = write(tmp_path, "absurd.txt", (hand.replace(old, new.format(n=n)) + "\n" + second).encode())
+    result = check(str(path), "--format", "json")
+    assert result.exit_code == 1, result.output
+    rows = json_rows(result)
+    assert [(r["hand"], r["rule"], r["line"]) for r in rows] == [("4501", "PARSE_ERROR", line)]
+    assert "cannot be stored" in str(rows[0]["message"]) or "larger than the audit can store" in str(rows[0]["message"])
+    assert "2 hands checked" in check(str(path)).stdout
+
+
+def test_absurd_time_is_read_and_json_stays_finite(tmp_path: Path) -> None:
+    hand = first_hand()
+    for took in ("1000000000000000000000000000000.5", "9" * MAX_NUMBER_DIGITS):
+        path = write(tmp_path, "took.txt", hand.replace("Tere: bets 5", f"Tere: bets 5 (took {took}s)").encode())
+        result = check(str(path), "--format", "json")
+        assert result.exit_code in (0, 1), result.output
+        assert all(r["rule"] != "PARSE_ERROR" for r in json_rows(result))
+    path = write(tmp_path, "took.txt", hand.replace("Tere: bets 5", f"Tere: bets 5 (took 1{'0' * 400}s)").encode())
+    result = check(str(path), "--format", "json")
+    assert [r["rule"] for r in json_rows(result)] == ["PARSE_ERROR"]
 
 
 def test_huge_player_name_and_many_seats(tmp_path: Path) -> None:

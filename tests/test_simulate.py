@@ -706,3 +706,20 @@ def test_injected_defect_is_reported(name: str) -> None:
     assert done == HANDS_PER_MUTATION, f"only {done} simulated sessions offered a place for {name!r}"
     assert not misses, f"{rule} not reported for {len(misses)} of {done} mutations ({name}):\n" + \
         "\n\n".join(misses[:2])
+
+
+@pytest.mark.parametrize("profile, options", [
+    ("stripped32", (("deck", "52"),)),
+    ("home-open", (("ranking", "stripped"),)),
+    ("home-open", (("deck", "32"),)),
+    ("qdan", (("deck", "32"), ("joker", "wild"))),
+])
+def test_a_deck_the_ranking_kind_does_not_usually_have_plays_clean(profile: str, options: tuple[tuple[str, str], ...]
+                                                                   ) -> None:
+    """The ranking knows exactly the profile's deck: 52 cards under a stripped ranking (which stopped the
+    simulator on the first Deuce) and 32 under a standard one play and audit clean."""
+    sim = Simulator(profile, 7, list(options))
+    text = "\n".join(sim.session(i).text for i in range(3))
+    assert all(f"Option: {k} = {v}" in text for k, v in options)
+    bad = [f for f in audit_text(text) if f.severity in BAD]
+    assert not bad, show(bad)

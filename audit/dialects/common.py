@@ -10,20 +10,26 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from lark import Lark
 from lark.common import LexerConf
 from lark.lexer import Lexer, LexerState, Token
 from mypy_extensions import mypyc_attr
 
-from audit.model import ParseFailure
+from audit.model import Hand, ParseFailure
 from audit.read import RawBlock
 
 # A number longer than this is refused (a PARSE_ERROR) rather than read: Python will not even convert a string
 # of 4,300 digits to an int, and sums of such amounts would break every message that prints them.
 MAX_NUMBER_DIGITS: Final = 100
 LONG_NUMBER: Final = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
+# The largest amount (chips, points, a count) and seat number a hand may hold: the database stores amounts as
+# 64-bit integers and seats as 32-bit ones, and the sums of a hand's amounts (a pot, what a player put in, at
+# most 2,000 lines of them) must fit as well. A larger number is a PARSE_ERROR of its hand, in `audit check`
+# as in `audit ingest`, so that the two always agree and the other hands of the file are stored.
+MAX_AMOUNT: Final = 10**15 - 1
+MAX_SEAT: Final = 10**9 - 1
 
 CURRENCY_OF_SIGN: Final = {"$": "USD", "€": "EUR", "£": "GBP"}
 
@@ -119,6 +125,57 @@ def long_number_failure(block: RawBlock, found: re.Match[str]) -> ParseFailure:
     return failure(block, index, column,
                    f"a number of more than {MAX_NUMBER_DIGITS} digits cannot be read (no amount, seat or count "
                    "is that long)")
+
+
+class NumberTooLarge(Exception):
+    """A number too long to read, or too large to store, met while building (reported as a ``PARSE_ERROR``)."""
+
+    def __init__(self, digits: str, seat: bool = False) -> None:
+        super().__init__(digits)
+        self.digits = digits
+        self.seat = seat
+
+    def what(self) -> str:
+        if len(self.digits.strip()) > MAX_NUMBER_DIGITS:
+            return (f"a number of more than {MAX_NUMBER_DIGITS} digits cannot be read (no amount, seat or count is "
+                    "that long)")
+        if self.seat:
+            return f"a seat number this large cannot be stored (seats are numbered 1 to 10; at most {MAX_SEAT:,})"
+        return (f"the number {self.digits.strip()} is larger than the audit can store "
+                f"(at most {MAX_AMOUNT:,}, 15 digits)")
+
+
+def read_amount(digits: str) -> int:
+    """An amount as written (digits only); ``NumberTooLarge`` past ``MAX_AMOUNT``."""
+    if len(digits) > 15 and (len(digits) > MAX_NUMBER_DIGITS or int(digits) > MAX_AMOUNT):
+        raise NumberTooLarge(digits)
+    return int(digits)
+
+
+def read_seat(digits: str) -> int:
+    """A seat or button number as written; ``NumberTooLarge`` past ``MAX_SEAT``."""
+    if len(digits) > 9 and (len(digits) > MAX_NUMBER_DIGITS or int(digits) > MAX_SEAT):
+        raise NumberTooLarge(digits, seat=True)
+    return int(digits)
+
+
+def number_too_large(hand: Hand) -> tuple[int, str] | None:
+    """The file line and reason of the first number in ``hand`` beyond ``MAX_AMOUNT`` (a seat: ``MAX_SEAT``),
+    or ``None``. The house parser refuses those as it reads them; this checks a hand read another way (a site's)."""
+    if hand.button > MAX_SEAT:
+        return hand.line, NumberTooLarge(str(hand.button), seat=True).what()
+    if hand.carried > MAX_AMOUNT:
+        return hand.carried_line, NumberTooLarge(str(hand.carried)).what()
+    for st in hand.seats:
+        if st.seat > MAX_SEAT:
+            return st.line, NumberTooLarge(str(st.seat), seat=True).what()
+        if st.chips > MAX_AMOUNT:
+            return st.line, NumberTooLarge(str(st.chips)).what()
+    for item in hand.body:
+        for value in cast(tuple[object, ...], item):
+            if type(value) is int and value > MAX_AMOUNT:
+                return cast(int, getattr(item, "line")), NumberTooLarge(str(value)).what()
+    return None
 
 
 def too_long_failure(block: RawBlock) -> ParseFailure:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Final, cast
 
 from audit.dialects import house
-from audit.dialects.common import LONG_NUMBER, failure, long_number_failure
+from audit.dialects.common import LONG_NUMBER, failure, long_number_failure, number_too_large
 from audit.dialects.registry import dialect
 from audit.model import Block, Hand, ParseFailure
 from audit.read import RawBlock
@@ -46,6 +46,11 @@ def parse_block(block: RawBlock) -> Block:
         return long_number_failure(block, long_number)
     result = parse(block)
     if type(result) is Hand:
+        too_large = number_too_large(result)  # the house parser refuses those as it reads them
+        if too_large is not None:
+            line, what = too_large
+            index = block.numbers.index(line) + 1 if line in block.numbers else 1
+            return failure(block, index, 1, what)
         d = dialect(kind)
         assert d is not None
         return result._replace(dialect=d.name, shows_all_cards=d.shows_all_cards)

@@ -24,8 +24,8 @@ from lark.lexer import Lexer, LexerState
 from mypy_extensions import mypyc_attr
 
 from audit.dialects.common import (
-    LONG_NUMBER, MAX_NUMBER_DIGITS, LineError, cards_inside, failure, long_number_failure, split_cards,
-    too_long_failure,
+    LONG_NUMBER, MAX_NUMBER_DIGITS, LineError, NumberTooLarge, cards_inside, failure, long_number_failure,
+    read_amount, read_seat, split_cards, too_long_failure,
 )
 from audit.model import (
     Action, Block, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, OptionLine, Parole,
@@ -39,14 +39,10 @@ __all__ = ["LineError", "LineLexer", "LineParser", "MAX_NUMBER_DIGITS", "house_l
            "parse_house_block"]
 
 
-class _LongNumber(Exception):
-    """A number of more than ``MAX_NUMBER_DIGITS`` digits met while building (``parse_house_block`` reports it)."""
+_int: Final = read_amount
+_seat_int: Final = read_seat
 
 
-def _int(digits: str) -> int:
-    if len(digits) > MAX_NUMBER_DIGITS:
-        raise _LongNumber
-    return int(digits)
 _INT: Final = re.compile(r"\d+")
 _cards_inside: Final = cards_inside
 
@@ -116,7 +112,13 @@ def _line_text(m: re.Match[str]) -> str:
 
 
 def _took(took: str | None) -> float | None:
-    return float(took) if took else None
+    if not took:
+        return None
+    if len(took) > MAX_NUMBER_DIGITS:
+        whole, _, fraction = took.partition(".")
+        if len(whole) > MAX_NUMBER_DIGITS or len(fraction) > MAX_NUMBER_DIGITS:
+            raise NumberTooLarge(whole if len(whole) > MAX_NUMBER_DIGITS else fraction)
+    return float(took)
 
 
 def _b_hand_line(m: re.Match[str], line: int) -> tuple[int, str, str]:
@@ -126,12 +128,12 @@ def _b_hand_line(m: re.Match[str], line: int) -> tuple[int, str, str]:
 
 def _b_table_line(m: re.Match[str], line: int) -> tuple[str, int]:
     table, button = m.groups()
-    return table, _int(button)
+    return table, _seat_int(button)
 
 
 def _b_seat_line(m: re.Match[str], line: int) -> tuple[Seat, bool]:
     seat, name, n, unit, out = m.groups()
-    return _new(Seat, (line, _int(seat), name, _int(n), out is not None)), unit != "in chips"
+    return _new(Seat, (line, _seat_int(seat), name, _int(n), out is not None)), unit != "in chips"
 
 
 def _b_carried(m: re.Match[str], line: int) -> tuple[int, int]:
@@ -170,7 +172,7 @@ def _b_act(m: re.Match[str], line: int) -> Action:
     name, plain, verb, n, inc, to, all_in, timed_out, took = m.groups()
     allin = all_in is not None
     timed = timed_out is not None
-    secs = float(took) if took else None
+    secs = _took(took)
     if plain is not None:
         return _new(Action, (line, name, _VERBS[plain], 0, 0, allin, timed, secs))
     if verb is not None:
@@ -769,7 +771,10 @@ class LineParser:
                 if action > 0:
                     stack.append(action - 1)
                     assert m is not None
-                    values.append(_token_value(kind, m, numbers[line_no - 1]))
+                    try:
+                        values.append(_token_value(kind, m, numbers[line_no - 1]))
+                    except NumberTooLarge as big:
+                        raise LineError(line_no, _column_of(m, big.digits), big.what()) from None
                     break
                 if action == 0:
                     raise _Misplaced(line_no, _TERMINALS[kind])
@@ -833,12 +838,17 @@ def parse_house_block(block: RawBlock) -> Block:
         return failure(block, exc.line, exc.column, exc.what)
     except _Misplaced as misplaced:
         return _misplaced(block, misplaced)
-    except _LongNumber:
-        long_number = LONG_NUMBER.search(text)
-        if long_number is None:  # pragma: no cover - every number the builder reads is a run of digits
-            return failure(block, 1, 1, f"a number of more than {MAX_NUMBER_DIGITS} digits cannot be read")
-        return long_number_failure(block, long_number)
+    except NumberTooLarge as big:  # pragma: no cover - the parse loop turns it into a LineError with its line
+        return failure(block, 1, 1, big.what())
     return cast(Block, result)
+
+
+def _column_of(m: re.Match[str], digits: str) -> int:
+    """The column (1-based) of the number ``digits`` in the line ``m`` matched (1 if it is not one group)."""
+    for i in range(1, (m.lastindex or 0) + 1):
+        if m.group(i) == digits:
+            return m.start(i) - m.start() + 1
+    return 1
 
 
 _LINE_NAMES = {

@@ -165,18 +165,11 @@ def check_open(st: HandState, a: Action, rnd: BettingRound) -> Finding | None:
     """``OPENERS``: jacks or better to open, when the profile requires them."""
     if st.street != "first" or not st.profile.openers_jacks or rnd.opener is not None:
         return None
-    cards = st.cards.get(a.player)
-    if cards is None or len(cards) != 5:
+    strength = st.ranking.rank_hand(st.cards.get(a.player))
+    if strength is None or st.ranking.jacks_or_better(strength):
         return None
-    try:
-        strength = st.ranking.strength(cards)
-    except ValueError:  # a card this deck does not have, or one twice: reported where it was dealt
-        return None
-    jacks = st.ranking.strength(("Jc", "Jd", "2h", "3s", "4c"))
-    if strength[0] < jacks[0] or (strength[0] == jacks[0] and strength[1:2] < jacks[1:2]):
-        return finding(st, Rule.OPENERS, a.line, "jacks", (("player", a.player),), player=a.player,
-                       expected="a pair of Jacks or better", actual=st.ranking.describe(cards))
-    return None
+    return finding(st, Rule.OPENERS, a.line, "jacks", (("player", a.player),), player=a.player,
+                   expected="a pair of Jacks or better", actual=st.ranking.describe_strength(strength))
 
 
 def check_raise(st: HandState, a: Action, rnd: BettingRound, judged: bool = False) -> list[Finding] | None:

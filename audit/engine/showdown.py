@@ -27,7 +27,7 @@ def on_show(st: HandState, s: Show) -> None:
     final = st.cards.get(p)
     if p in st.folded:
         note(st, finding(st, Rule.SHOWN_CARDS, s.line, "after_fold", (("player", p),), player=p))
-    clean = note_card_list(st, cards, s.line, "shown", p)
+    note_card_list(st, cards, s.line, "shown", p)
     note(st, check_shown(st, s, final))
     if final is None or not st.known_cards:
         st.cards[p] = cards
@@ -42,7 +42,7 @@ def on_show(st: HandState, s: Show) -> None:
                     note(st, finding(st, Rule.CARD_DUPLICATE, s.line, "shown_twice", (("card", c),), player=p,
                                      actual=c))
                 st.shown_cards_all.add(c)
-    if s.description is not None and len(cards) == 5 and clean:
+    if s.description is not None:
         note(st, check_description(st, s))
     if p not in st.shown:
         st.show_order.append(p)
@@ -71,15 +71,13 @@ def check_shown(st: HandState, s: Show, final: tuple[str, ...] | None) -> Findin
 
 
 def check_description(st: HandState, s: Show) -> Finding | None:
-    """``HAND_DESCRIPTION``: the hand's stated name is what its five cards make."""
+    """``HAND_DESCRIPTION``: the hand's stated name is what its five cards make (not judged for cards the deck
+    cannot rank: the card itself is the finding)."""
     assert s.description is not None
-    try:
-        ok = st.ranking.description_matches(s.description, s.cards)
-    except ValueError:
-        ok = True
-    if ok:
+    strength = st.ranking.rank_hand(s.cards)
+    if strength is None or st.ranking.fits_description(s.description, strength):
         return None
-    named = st.ranking.describe(s.cards)
+    named = st.ranking.describe_strength(strength)
     return finding(st, Rule.HAND_DESCRIPTION, s.line, "wrong",
                    (("player", s.player), ("cards", " ".join(s.cards)), ("is_hand", named),
                     ("stated_hand", s.description)),
@@ -105,18 +103,15 @@ def on_score(st: HandState, s: Score) -> None:
         record(st, s.line, s)
 
 
-def best_hands(st: HandState, players: list[str], distinct: bool = True) -> list[str]:
-    """Of ``players``, those holding the best five cards (ties all); hands that cannot be ranked are left out
-    (``distinct``: and hands holding a card twice)."""
+def best_hands(st: HandState, players: list[str]) -> list[str]:
+    """Of ``players``, those holding the best five cards (ties all); a hand the deck does not allow (a card
+    outside it, a card twice, not five cards) is left out: it wins and scores nothing, and the card is reported
+    where it was dealt."""
     best: tuple[int, ...] | None = None
     winners: list[str] = []
     for p in players:
-        cards = st.cards.get(p)
-        if not cards or len(cards) != 5 or (distinct and len(set(cards)) != 5):
-            continue
-        try:
-            s = st.ranking.strength(cards)
-        except ValueError:  # a card this deck does not have: reported where it was dealt
+        s = st.ranking.rank_hand(st.cards.get(p))
+        if s is None:
             continue
         if best is None or s > best:
             best, winners = s, [p]
@@ -182,7 +177,7 @@ def check_points_mode(st: HandState) -> Finding | None:
 
 def check_points(st: HandState, live: list[str]) -> list[Finding] | None:
     """``POINTS`` (a game without bets): one point to each best hand, none to anyone else."""
-    winners = best_hands(st, live, distinct=False)
+    winners = best_hands(st, live)
     out: list[Finding] | None = None
     end = st.hand.end_line
     for p in winners:

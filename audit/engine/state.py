@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from audit.cards import Ranking, make_deck, ranking_for
+from audit.cards import Ranking
 from audit.findings import Finding, Params, said_finding
 from audit.engine.steps import BetLegal, DrawLegal, Step
 from audit.model import Collect, Discard, Hand, Item, NoPlay, Post, Seat, Show, StandPat, SummaryTotal, Uncalled
@@ -69,8 +69,8 @@ class Setup:
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
-        self.ranking: Ranking = ranking_for(profile.ranking, profile.suit_tiebreak, profile.joker)
-        self.deck_cards: frozenset[str] = frozenset(make_deck(profile.deck_size, profile.joker))
+        self.ranking: Ranking = profile.hand_ranking()
+        self.deck_cards: frozenset[str] = frozenset(self.ranking.deck)
 
 
 _SETUPS: Final[dict[int, Setup]] = {}

@@ -76,12 +76,14 @@ def session_totals(name: str, file: str, hands: Sequence[HandExplanation],
                               units.pop() if len(units) == 1 else "")
 
 
-def explain_file(path: str, profile: Profile | None = None, hand_id: str | None = None) -> Iterator[Explained]:
+def explain_file(path: str, profile: Profile | None = None, hand_id: str | None = None,
+                 notices: list[str] | None = None) -> Iterator[Explained]:
     """Explain every hand of ``path`` in file order, each session's net corrections after its last hand.
 
     ``hand_id``: only that hand (and no session totals); ``InputError`` when the file has no such hand.
+    ``notices``: collects what to tell the user on stderr (a command-line option the file overrode).
     """
-    return explain_blocks(read_blocks(path), profile, hand_id, path)
+    return explain_blocks(read_blocks(path), profile, hand_id, path, notices)
 
 
 def explain_text(text: str, profile: Profile | None = None, hand_id: str | None = None,
@@ -97,7 +99,7 @@ def explain_bytes(data: bytes, profile: Profile | None = None, hand_id: str | No
 
 
 def explain_blocks(blocks: Iterable[RawBlock], profile: Profile | None = None, hand_id: str | None = None,
-                   name: str = "<text>") -> Iterator[Explained]:
+                   name: str = "<text>", notices: list[str] | None = None) -> Iterator[Explained]:
     """Explain the hands of blocks already cut from a log (``name``: the log, for messages)."""
     tracker = _ProfileTracker(profile or load_profile("home-open"))
     session_hands: list[HandExplanation] = []
@@ -114,7 +116,7 @@ def explain_blocks(blocks: Iterable[RawBlock], profile: Profile | None = None, h
         session_hands, session_name = [], None
         paid_wrong.clear()
 
-    for audited in audit_blocks(tracker.watch(blocks), profile, steps=True):
+    for audited in audit_blocks(tracker.watch(blocks), profile, steps=True, notices=notices):
         if audited.result is None and audited.failure is None and not any(f.hand for f in audited.findings):
             if audited.findings and audited.session is not None and audited.session == session_name:
                 yield from close(audited.findings)  # the session end block and its standings

@@ -20,7 +20,7 @@ import pytest
 
 from audit.errors import AuditError
 from audit.findings import Finding
-from audit.pipeline import audit_blocks, audit_file
+from audit.pipeline import audit_blocks, audit_file, audit_text
 from audit.profile import load_profile
 from audit.read import read_text_blocks
 from audit.rules import Rule
@@ -237,7 +237,7 @@ def all_findings() -> list[Finding]:
         if len(text) > 100_000:
             continue
         try:
-            for audited in audit_blocks(read_text_blocks(text, "<fuzz>"), load_profile(fuzz.PROFILES[i % 3])):
+            for audited in audit_blocks(read_text_blocks(text, "<fuzz>"), load_profile(fuzz.OWN_PROFILES[i % 3])):
                 out.extend(audited.findings)
         except AuditError:
             continue
@@ -285,3 +285,18 @@ def test_words_pots_lists_and_hands_are_said_in_the_language() -> None:
     assert "escalera, del seis al diez" in finding_message("finding.HAND_DESCRIPTION.wrong", "es", hand)
     assert finding_message("finding.PARSE_ERROR.unreadable", "es", (("detail_en", "line 3: cannot read"),)) \
         .endswith("no se entiende.")
+
+
+def test_seats_off_the_table_are_said_in_both_languages() -> None:
+    from enginehands import deal3, house
+
+    text = house(deal3(), button=0).replace("Seat 3: Carla", "Seat 11: Carla")
+    findings = [f for a in audit_text(text) for f in a.findings if f.rule == "SEAT_COUNT"]
+    assert [(f.msg_id, f.player, f.actual) for f in findings] == [
+        ("finding.SEAT_COUNT.button_off_table", None, "0"), ("finding.SEAT_COUNT.seat_off_table", "Carla", "11")]
+    assert [f.message for f in findings] == [
+        "The button is at seat 0; a table's seats are numbered 1 to 10.",
+        "Carla sits in seat 11; a table's seats are numbered 1 to 10."]
+    assert [finding_message(f.msg_id or "", "es", f.params) for f in findings] == [
+        "El botón está en el asiento 0; los asientos de una mesa van del 1 al 10.",
+        "Carla se sienta en el asiento 11; los asientos de una mesa van del 1 al 10."]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 
 from audit.explain.records import Explained
+from audit.textout import json_line
 
 
 def render_json_lines(items: Iterable[Explained]) -> Iterator[str]:
     """One JSON object per line, in the order the hands and sessions come."""
     for item in items:
-        yield json.dumps(item.as_dict(), ensure_ascii=False) + "\n"
+        yield json_line(item.as_dict()) + "\n"

@@ -12,6 +12,7 @@ from audit.explain.phrases import (
 )
 from audit.explain.records import Explained, HandExplanation, Reason, SessionExplanation
 from audit.explain.settle import Transfer
+from audit.textout import printable
 from audit.words import Unit, amount, language, rule_name, say
 
 
@@ -22,19 +23,19 @@ def render_text(items: Iterable[Explained], lang: str = "en") -> Iterator[str]:
     held: list[HandExplanation] = []
     for item in items:
         if isinstance(item, SessionExplanation):
-            yield session_text(item, lang)
+            yield printable(session_text(item, lang), newlines=True)
             for h in held:
-                yield hand_text(h, lang)
+                yield printable(hand_text(h, lang), newlines=True)
             held = []
         elif item.session is not None:
             held.append(item)
         else:
             for h in held:
-                yield hand_text(h, lang)
+                yield printable(hand_text(h, lang), newlines=True)
             held = []
-            yield hand_text(item, lang)
+            yield printable(hand_text(item, lang), newlines=True)
     for h in held:
-        yield hand_text(h, lang)
+        yield printable(hand_text(h, lang), newlines=True)
 
 
 def _verdict_lines(transfers: Sequence[Transfer], notes: Sequence[str], reasons: Sequence[Reason], lang: str,
