@@ -17,7 +17,7 @@ from audit.model import (
     Show, StandPat, SummaryTotal, Uncalled,
 )
 from audit.pipeline import Audited
-from audit.replay import HandResult
+from audit.engine.result import HandResult
 from audit.store import hand_key
 
 Row = tuple[Any, ...]

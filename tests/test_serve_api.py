@@ -242,7 +242,7 @@ def check_json(path: Path) -> list[dict[str, Any]]:
 def test_findings_are_those_of_audit_check(local: TestClient) -> None:
     (only,) = raw(local, ODD_CHIP.read_bytes(), "odd.txt").json()["uploads"]
     got = local.get(f"/api/v1/uploads/{only['sha256']}/findings").json()
-    want = [{**f, "file": "odd.txt"} for f in check_json(ODD_CHIP)]
+    want = [{**f, "file": "odd.txt", "msg_id": None, "params": {}} for f in check_json(ODD_CHIP)]
     assert got == want and len(got) == 3
 
 

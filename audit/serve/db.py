@@ -375,6 +375,7 @@ def _finding(row: tuple[Any, ...]) -> dict[str, Any]:
     """A row of ``_FINDING_COLUMNS`` with the keys of ``audit check --format json`` (``hand``, not ``hand_id``)."""
     values = dict(zip(_FINDING_COLUMNS, row))
     values["hand"] = values.pop("hand_id")
+    values["msg_id"], values["params"] = None, {}  # the store keeps the English message, not its id
     return values
 
 

@@ -64,6 +64,10 @@ class FindingOut(BaseModel):
     message: str
     expected: str | None
     actual: str | None
+    msg_id: str | None = Field(None, description="the message's id in audit's catalogue, to say it in another "
+                                                 "language; null for a stored finding (the store keeps the English "
+                                                 "message)")
+    params: dict[str, str | int] = Field(default_factory=dict, description="the message's parameters")
 
 
 class Unreadable(BaseModel):
