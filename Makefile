@@ -5,14 +5,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 NATIVE := audit/_native_stamp.json
-NATIVE_SOURCES := $(wildcard audit/*.py audit/dialects/*.py audit/store/*.py) hatch_build.py
+NATIVE_SOURCES := $(wildcard audit/*.py audit/dialects/*.py audit/engine/*.py audit/store/*.py) hatch_build.py
 
-.PHONY: test demo install native bench clean
+.PHONY: test demo serve install native bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[test,serve,dask]'
 	touch $(STAMP)
 
 # The hot modules compiled to C with mypyc, in place (about twice the speed); rebuilt when a source changes.
@@ -38,8 +38,15 @@ test: $(STAMP) $(NATIVE) $(BROWSER_STAMP)
 demo: $(STAMP) $(NATIVE)
 	bash bench/demo.sh
 
+# The HTTP service on the demo logs (as `make demo` stores them), on http://127.0.0.1:8000 until Ctrl-C.
+serve: $(STAMP) $(NATIVE)
+	mkdir -p demo-out
+	rm -f demo-out/demo.duckdb demo-out/demo.duckdb.wal
+	$(BIN)/audit ingest fixtures/demo --db demo-out/demo.duckdb
+	$(BIN)/audit serve --db demo-out/demo.duckdb
+
 bench: $(STAMP) $(NATIVE)
 	$(BIN)/python bench/parse.py
 
 clean:
-	rm -rf $(VENV) demo-out build audit/*.so audit/dialects/*.so audit/store/*.so $(NATIVE)
+	rm -rf $(VENV) demo-out build audit/*.so audit/dialects/*.so audit/engine/*.so audit/store/*.so $(NATIVE)

@@ -30,14 +30,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from audit.explain import explain_bytes, explain_file, explain_text
     from audit.pipeline import audit_bytes, audit_file, audit_text
     from audit.profile import Profile, load_profile
-    from audit.replay import HandResult
+    from audit.engine import HandResult
     from audit.rules import Rule
 
 _LAZY = {
     "Finding": "audit.findings", "Hand": "audit.model", "audit_file": "audit.pipeline",
     "audit_text": "audit.pipeline", "audit_bytes": "audit.pipeline", "explain_file": "audit.explain",
     "explain_text": "audit.explain", "explain_bytes": "audit.explain",
-    "Profile": "audit.profile", "load_profile": "audit.profile", "HandResult": "audit.replay",
+    "Profile": "audit.profile", "load_profile": "audit.profile", "HandResult": "audit.engine",
     "Rule": "audit.rules", "Store": "audit.store",
 }
 
@@ -74,6 +74,5 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-# The engine's entry point, bound eagerly: ``audit.replay`` is also the engine's module, and a package attribute
-# of that name would otherwise be the module once it is imported. (The engine needs no third-party imports.)
-from audit.replay import replay  # noqa: E402
+# The engine's entry point (``from audit import replay``); the engine itself is the package ``audit.engine``.
+from audit.engine import replay  # noqa: E402

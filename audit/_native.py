@@ -28,7 +28,9 @@ from types import ModuleType
 # of a sub-package (``dialects.house`` is ``audit/dialects/house.py``).
 COMPILED = ("model", "findings", "cards", "pots", "read", "dialects.registry", "dialects.common",
             "dialects.house", "dialects.pokerstars", "dialects.fulltilt", "dialects.ongame", "dialects.dispatch",
-            "replay", "session", "pipeline", "check", "store.rows", "profile")
+            "engine.steps", "engine.state", "engine.allowed", "engine.clock", "engine.table", "engine.forced", "engine.deal", "engine.rounds",
+            "engine.draw", "engine.parole", "engine.betting", "engine.showdown", "engine.result", "engine.settle",
+            "engine.streets", "engine.session", "pipeline", "check", "store.rows", "profile")
 STAMP = "_native_stamp.json"
 HERE = Path(__file__).resolve().parent
 

@@ -12,7 +12,7 @@ from audit.profile import Profile
 from audit.read import expand_paths
 from audit.rules import SEVERITY_RANK
 from audit.textout import json_line, printable
-from audit.words import has, rule_what, say
+from audit.words import finding_message, has, rule_what, say
 
 PROGRESS_HANDS = 200
 """``progress`` is called at most every this many hands (and as each file starts and ends)."""
@@ -160,7 +160,7 @@ def finding_text(f: Finding, lang: str) -> str:
     """A finding in ``lang``: from its message id when it has one, else the engine's English message, or in
     another language the player and what the rule says went wrong."""
     if f.msg_id is not None and has(f.msg_id):
-        return say(f.msg_id, lang, **dict(f.params))
+        return finding_message(f.msg_id, lang, f.params)
     if lang == "en" or not has(f"rule.{f.rule}.what"):
         return f.message
     what = rule_what(f.rule, lang)

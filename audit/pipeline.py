@@ -6,15 +6,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from audit.errors import ProfileError
-from audit.findings import Finding, make_finding, parse_finding
+from audit.findings import Finding, parse_finding, said_finding
 from audit.model import Block, Hand, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
 from audit.dialects.dispatch import parse_block
 from audit.dialects.registry import default_profile
 from audit.profile import Profile, load_profile
 from audit.read import RawBlock, read_blocks, read_bytes_blocks, read_text_blocks
-from audit.replay import HandResult, replay
+from audit.engine.result import HandResult
+from audit.engine.streets import replay
 from audit.rules import Rule
-from audit.session import SessionTracker
+from audit.engine.session import SessionTracker
 
 UNSUPPORTED_GAMES_OK = ("5 Card Draw",)
 # A crafted hand (hundreds of tied seats) could otherwise turn 40 KB of log into megabytes of findings.
@@ -157,18 +158,17 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
         profile = load_profile(dialect_profile)
     game = hand.game
     if game is not None and game.name not in UNSUPPORTED_GAMES_OK:
-        f = make_finding(Rule.UNSUPPORTED_GAME, hand.file, hand.hand_id, hand.line,
-                         f"This hand is {game.name}; the audit covers five-card draw only, so it was not checked.",
-                         actual=game.name, session=session)
+        f = said_finding(Rule.UNSUPPORTED_GAME, "finding.UNSUPPORTED_GAME.game", (("game", game.name),), hand.file,
+                         hand.hand_id, hand.line, actual=game.name, session=session)
         return Audited([f], session=session, profile=profile.name, hand=hand)
     try:
         result = replay(hand, profile, session, steps)
     except Exception as exc:  # a log the engine cannot follow must not stop the other hands
         if tracker is not None:
             tracker.lost_hand()
-        f = make_finding(Rule.PARSE_ERROR, hand.file, hand.hand_id, hand.line,
-                         f"This hand could not be audited: the replay stopped at an unexpected situation "
-                         f"({type(exc).__name__}: {exc}). Please report it with the hand.", session=session)
+        f = said_finding(Rule.PARSE_ERROR, "finding.PARSE_ERROR.engine_stopped",
+                         (("error", type(exc).__name__), ("detail", str(exc))), hand.file, hand.hand_id, hand.line,
+                         session=session)
         return Audited([f], session=session, profile=profile.name, hand=hand)
     findings = list(result.findings)
     if not _seats_on_table(hand):
@@ -198,15 +198,15 @@ def _seat_findings(hand: Hand, session: str | None) -> list[Finding]:
     """A ``SEAT_COUNT`` finding for each seat (and the button) numbered outside 1 to 10."""
     out: list[Finding] = []
     if hand.button < 1 or hand.button > MAX_SEAT_NUMBER:
-        out.append(make_finding(Rule.SEAT_COUNT, hand.file, hand.hand_id, hand.line,
-                                f"The button is at seat {hand.button}; a table's seats are numbered 1 to "
-                                f"{MAX_SEAT_NUMBER}.", street="pre", expected=f"1-{MAX_SEAT_NUMBER}",
-                                actual=hand.button, session=session))
+        out.append(said_finding(Rule.SEAT_COUNT, "finding.SEAT_COUNT.button_off_table",
+                                (("seat", hand.button), ("most", MAX_SEAT_NUMBER)), hand.file, hand.hand_id,
+                                hand.line, street="pre", expected=f"1-{MAX_SEAT_NUMBER}", actual=hand.button,
+                                session=session))
     for st in hand.seats:
         if st.seat < 1 or st.seat > MAX_SEAT_NUMBER:
-            out.append(make_finding(Rule.SEAT_COUNT, hand.file, hand.hand_id, st.line,
-                                    f"{st.player} sits in seat {st.seat}; a table's seats are numbered 1 to "
-                                    f"{MAX_SEAT_NUMBER}.", player=st.player, street="pre",
+            out.append(said_finding(Rule.SEAT_COUNT, "finding.SEAT_COUNT.seat_off_table",
+                                    (("player", st.player), ("seat", st.seat), ("most", MAX_SEAT_NUMBER)),
+                                    hand.file, hand.hand_id, st.line, player=st.player, street="pre",
                                     expected=f"1-{MAX_SEAT_NUMBER}", actual=st.seat, session=session))
     return out
 
@@ -230,7 +230,7 @@ def _capped(findings: list[Finding], hand: Hand, session: str | None) -> list[Fi
             kept.append(f)
     for rule, n in counts.items():
         if n > MAX_FINDINGS_PER_RULE:
-            kept.append(make_finding(Rule[rule], hand.file, hand.hand_id, hand.end_line,
-                                     f"... and {n - MAX_FINDINGS_PER_RULE} more {rule} findings in this hand, "
-                                     "not listed one by one.", actual=n - MAX_FINDINGS_PER_RULE, session=session))
+            kept.append(said_finding(Rule[rule], "finding.more", (("n", n - MAX_FINDINGS_PER_RULE), ("rule", rule)),
+                                     hand.file, hand.hand_id, hand.end_line, actual=n - MAX_FINDINGS_PER_RULE,
+                                     session=session))
     return kept

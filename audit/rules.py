@@ -129,5 +129,4 @@ class Rule(str, Enum):
            "The summary's total pot or rake disagrees with the hand.")
 
 
-SEVERITIES = ("warning", "violation", "error")
 SEVERITY_RANK = {"warning": 1, "violation": 2, "error": 3}

@@ -9,7 +9,7 @@
    timing wall and cpu, and its peak memory (``ru_maxrss``) -- no interpreter start-up in the figure.
 4. If ``pokerkit`` is importable (it is not a project dependency: ``pip install pokerkit``), replays the same
    parsed hands through pokerkit's ``State`` (a five-card draw built from its no-limit streets) and through
-   ``audit.replay.replay``, and prints the ratio; it also counts hands where pokerkit's final stacks differ
+   ``audit.replay``, and prints the ratio; it also counts hands where pokerkit's final stacks differ
    from the log's (a third opinion on the pots).
 
 Prints figures; asserts nothing about time. A corpus with findings is reported (legal play should have none).
@@ -95,7 +95,7 @@ def pokerkit_compare(path: str, limit: int) -> None:
     from audit.dialects.dispatch import parse_block
     from audit.profile import load_profile
     from audit.read import read_blocks
-    from audit.replay import replay
+    from audit import replay
 
     profile = load_profile("home-open")
     hands: list[Hand] = []
@@ -180,7 +180,7 @@ def pokerkit_compare(path: str, limit: int) -> None:
     n = len(hands)
     from importlib.metadata import version
     print(f"pokerkit {version('pokerkit')}: replayed {n - failed} of {n} "
-          f"parsed hands in {pk_cpu:.2f} s cpu = {n / pk_cpu:,.0f} hands/s; audit.replay: {audit_cpu:.2f} s cpu = "
+          f"parsed hands in {pk_cpu:.2f} s cpu = {n / pk_cpu:,.0f} hands/s; audit replay: {audit_cpu:.2f} s cpu = "
           f"{n / audit_cpu:,.0f} hands/s (replay + rules, no parse) -> audit is {pk_cpu / audit_cpu:.1f}x "
           "pokerkit's speed")
     print(f"pokerkit's final stacks differ from the audit's settlement on {differ} hands, and by one odd chip on "

@@ -83,7 +83,7 @@ from audit.dialects.dispatch import parse_block  # noqa: E402
 from audit.pipeline import FileContext, audit_parsed  # noqa: E402
 from audit.profile import Profile, load_profile, option_domains, profile_names  # noqa: E402
 from audit.read import RawBlock, iter_lines, read_text_blocks, split_blocks  # noqa: E402
-from audit.replay import replay  # noqa: E402
+from audit import replay  # noqa: E402
 
 OWN_PROFILES = ("home-open", "qdan", "stripped32")  # the default of run 1 (site hands find their own)
 PROFILES = tuple(profile_names())

@@ -6,7 +6,7 @@ Parses the corpus once into memory (``--file``, or a home-open corpus simulated 
 hands), then times -- in CPU seconds (``time.process_time``) -- what ``audit check`` does with the parsed
 blocks: the replay of every hand under its profile, the session rules across hands, the findings sorted and
 capped (``audit.pipeline.audit_parsed``). Prints hands/s for each repeat and the best; also the replay alone
-(``audit.replay.replay``, no session rules). Asserts nothing about time (a benchmark is a script, not a test).
+(``audit.replay``, no session rules). Asserts nothing about time (a benchmark is a script, not a test).
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ def main() -> None:
     from audit.pipeline import FileContext, audit_parsed
     from audit.profile import load_profile
     from audit.read import read_blocks
-    from audit.replay import replay
+    from audit import replay
 
-    replay_module = sys.modules["audit.replay"]
-    print(f"audit.replay from {replay_module.__file__} ({compiled_state()})")
+    replay_module = sys.modules["audit.engine.streets"]
+    print(f"the engine from {replay_module.__file__} ({compiled_state()})")
     path = args.file
     tmp = None
     if path is None:

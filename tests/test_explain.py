@@ -368,7 +368,7 @@ def test_html_page_in_headless_chromium_on_a_phone(tmp_path: Path) -> None:
 def synthetic(pots: list[dict[str, Any]], should: dict[str, int], received: dict[str, int],
               contributions: dict[str, int], rake: int) -> Any:
     from audit.model import Hand
-    from audit.replay import HandResult, PotResult
+    from audit.engine import HandResult, PotResult
     hand = Hand("f.txt", 1, 9, "X1", "", "T", 1, (), ())
     return HandResult(hand=hand, profile="site", session=None, findings=[], pots=[PotResult(p) for p in pots],
                       should_receive=should, received=received, contributions=contributions, start_stacks={},

@@ -8,7 +8,6 @@ import html
 import json
 import re
 import string
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +24,6 @@ DEMO = ROOT / "fixtures" / "demo"
 ODD_CHIP = DEMO / "home-session-odd-chip-dispute.txt"
 REOPEN = DEMO / "reopen-dispute.txt"
 STARS = ROOT.parent / "shared" / "real-hands" / "pokerstars"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 VIEWPORTS = [(390, 844), (1280, 800)]
 
 
@@ -37,22 +33,6 @@ def page_file(tmp: Path, path: Path, lang: str, *args: str) -> Path:
                                        str(out), *args])
     assert result.exit_code == 0, result.output
     return out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("The playwright Python package is missing: install the test extras (pip install -e '.[test]').")
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"Chromium is not installed at {CHROMIUM}: run `bash scripts/install-browser.sh`.")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def inside_first_screen(page: Any, locator: Any, height: int) -> bool:

@@ -34,17 +34,17 @@ def test_a_source_edited_after_the_build_runs_as_plain_python(tmp_path: Path) ->
     with open(copy / "pots.py", "a", encoding="utf-8") as f:
         f.write("\nEDITED = True\n")
     probe = ("import sys, audit, audit.pots; m = sys.modules; "
-             "print(m['audit.pots'].__file__, m['audit.replay'].__file__, m['audit.pots'].EDITED)")
+             "print(m['audit.pots'].__file__, m['audit.engine.streets'].__file__, m['audit.pots'].EDITED)")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     env.pop("AUDIT_PURE_PYTHON", None)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     pots, replay, edited = done.stdout.split()
-    assert pots == str(copy / "pots.py") and replay == str(copy / "replay.py") and edited == "True"
+    assert pots == str(copy / "pots.py") and replay == str(copy / "engine" / "streets.py") and edited == "True"
     assert "older than their source" in done.stderr
     # untouched, the copy runs compiled
     shutil.copy(Path(audit.__file__).parent / "pots.py", copy / "pots.py")
-    done = subprocess.run([sys.executable, "-c", "import sys, audit; print(sys.modules['audit.replay'].__file__)"],
+    done = subprocess.run([sys.executable, "-c", "import sys, audit; print(sys.modules['audit.engine.streets'].__file__)"],
                           capture_output=True, text=True, env=env, cwd=tmp_path)
     assert done.stdout.strip().endswith(".so") and done.stderr == "", done.stderr
 

@@ -15,7 +15,7 @@ from audit.pipeline import FileContext, audit_file, audit_parsed
 from audit.pots import Pot, build_pots
 from audit.profile import load_profile
 from audit.read import read_blocks
-from audit.replay import replay
+from audit import replay
 from audit.simulate import iter_simulated
 from conftest import FIXTURES
 

@@ -36,7 +36,7 @@ VIEW_COLUMNS = {
                      "players", "pot_total", "rake", "carried", "redeal", "violations", "warnings", "errors"],
     "finding_details": ["file_sha", "seq", "file", "session", "hand_key", "hand_id", "scope", "line", "rule",
                         "severity", "player", "street", "street_name", "street_order", "pot_index", "pot", "message",
-                        "expected", "actual", "profile", "dialect", "table_name", "unit", "started_at", "play_date",
+                        "expected", "actual", "msg_id", "params", "profile", "dialect", "table_name", "unit", "started_at", "play_date",
                         "week", "session_date"],
     "action_details": ["hand_key", "seq", "file_sha", "file", "hand_id", "session", "profile", "dialect",
                        "table_name", "unit", "started_at", "play_date", "line", "street", "street_name",
@@ -225,6 +225,19 @@ def test_pots_have_one_name(db: Path) -> None:
     assert side == [("side-1", "side-1")]
 
 
+def test_findings_keep_their_message_id_and_parameters(db: Path) -> None:
+    import json
+
+    from audit.words import finding_message
+
+    stored = rows(db, "SELECT msg_id, params, message FROM findings")
+    assert stored and all(msg_id is not None for msg_id, _, _ in stored)
+    for msg_id, params, message in stored:  # the English message is said again from what is stored
+        assert finding_message(msg_id, "en", tuple(json.loads(params).items())) == message, msg_id
+    pots = [json.loads(p) for (p,) in rows(db, "SELECT params FROM findings WHERE rule = 'ODD_CHIP'")]
+    assert pots and all("the_pot" in p for p in pots)
+
+
 # ---------------------------------------------------------------------------------------------- export
 def test_the_export_partition_is_a_date_in_every_table(db: Path, tmp_path: Path) -> None:
     broken = tmp_path / "lost-hand.txt"  # a file whose only hand cannot be read: its rows still get a date
@@ -393,13 +406,14 @@ def test_store_frame_gives_the_rows_of_audit_sql(db: Path, tmp_path: Path) -> No
             assert store.frame(name, profile="home-open").equals(pl.read_parquet(out)), name
 
 
-def test_the_store_imports_no_click() -> None:
+def test_the_store_and_the_lake_import_no_click() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, pkgutil, importlib, audit.store\n"
-            "for m in pkgutil.iter_modules(audit.store.__path__):\n"
-            "    importlib.import_module('audit.store.' + m.name)\n"
+    code = ("import sys, pkgutil, importlib, audit.store, audit.lake\n"
+            "for package in (audit.store, audit.lake):\n"
+            "    for m in pkgutil.iter_modules(package.__path__):\n"
+            "        importlib.import_module(package.__name__ + '.' + m.name)\n"
             "import audit.frames\n"
             "print('click' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

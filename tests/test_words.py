@@ -85,7 +85,8 @@ def test_check_speaks_spanish_and_keeps_json_english() -> None:
     path = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "reopen-dispute.txt"
     es = CliRunner().invoke(main, ["check", str(path), "--lang", "es"])
     assert es.exit_code == 1
-    assert "Ana: Un jugador subió aunque la apuesta no se le había reabierto." in es.output
+    assert ("Ana subió hasta 11, pero a Ana no se le había reabierto la apuesta: desde su apuesta de 4, la apuesta "
+            "solo subió 3, menos que una subida completa de 4.") in es.output
     assert "línea 24" in es.output and "infracción" in es.output
     assert "Revisión de 1 mano en 1 archivo: 1 infracción, 0 avisos, 0 errores" in es.output
     assert "raised" not in es.output and "violation" not in es.output

@@ -181,8 +181,8 @@ def main() -> None:
 
 def _register() -> None:
     """The commands, each in its own module (each keeps its heavy imports inside the command)."""
-    from audit.cli import check, explain, simulate, store
-    for module in (check, store, explain, simulate):
+    from audit.cli import check, explain, serve, simulate, store
+    for module in (check, store, explain, simulate, serve):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from audit.cli import options as cli_options
+from audit.cli.lake import lake_ingest_options, lake_option
 from audit.cli.options import (
     ProfileName, db_option, epilog, option_option, output_option, profile_option, quiet_option,
 )
@@ -50,11 +51,14 @@ INGEST_EXAMPLES = [
     "audit ingest /srv/uploads --db club.duckdb --workers 2 --quiet",
     "# standard input, under the qdan profile",
     "zcat friday.txt.gz | audit ingest - --profile qdan",
+    "# a Parquet lake filled by a Dask cluster, then loaded into a database",
+    "audit ingest /shared/logs --lake /shared/lake --dask tcp://scheduler:8786",
+    "audit ingest --db club.duckdb --from-lake /shared/lake",
 ]
 
 
 @click.command(epilog=epilog(INGEST_EXAMPLES, "ingest"))
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1)
 @db_option
 @profile_option
 @option_option
@@ -63,8 +67,9 @@ INGEST_EXAMPLES = [
                    "database ends the same.")
 @click.option("--verbose", "-v", is_flag=True, help="Print a line on stderr as each file is committed.")
 @quiet_option
+@lake_ingest_options
 def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: tuple[str, ...], workers: int,
-           verbose: bool, quiet: bool) -> None:
+           verbose: bool, quiet: bool, lake: str | None, dask: str | None, from_lake: str | None) -> None:
     """Audit PATHS and store hands, actions, pots, awards and findings in a DuckDB database.
 
     A folder means every *.txt in it; '-' reads standard input (./- is a file named '-'). Each file goes in as
@@ -72,22 +77,29 @@ def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: t
     interrupted run (Ctrl-C: exit 130) leaves only whole files. A file that cannot be read is reported and
     skipped (the others go in; exit 1). On a terminal, progress (files, hands, hands per second, the file being
     read) shows on stderr.
+
+    With --lake DIR the rows go to a Parquet lake instead (every worker, on this machine or a Dask cluster,
+    writes its files' rows there itself); --from-lake DIR loads a lake into --db.
     """
+    from audit.cli.lake import ingest_with_lake, uses_lake
     from audit.cli.main import status_so_far
     from audit.cli.progress import ProgressLine, rate_text
     from audit.profile import option_pairs
     from audit.store.db import check_db_name
-    from audit.store.ingest import IngestProgress
+    from audit.store.ingest import IngestProgress, IngestSummary
     from audit.store.ingest import ingest as run_ingest
 
     check_db_name(db)
     pairs = option_pairs(options)
+    if not paths and not uses_lake(lake, dask, from_lake):
+        raise click.UsageError("name the files or folders to ingest (or --from-lake DIR)")
     line = ProgressLine(sys.stderr, enabled=not quiet)
+    into = "into the lake " if lake is not None else ""
 
     def progress(p: IngestProgress) -> None:
         share = f" ({100 * p.bytes_done // p.bytes_total}%)" if p.bytes_total else ""
         current = f"  {p.current}" if p.current else ""
-        line.show(f"ingesting {rate_text(p.done, p.files, p.hands, p.seconds)}{share}{current}")
+        line.show(f"ingesting {into}{rate_text(p.done, p.files, p.hands, p.seconds)}{share}{current}")
 
     def tell(kind: str, text: str) -> None:
         if (kind == "stored" and not verbose) or (kind == "note" and quiet):
@@ -97,12 +109,19 @@ def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: t
         sys.stderr.write(prefix + printable(text) + "\n")
         sys.stderr.flush()
 
+    chosen = cli_options.profile_name(profile_name)
+    summary: IngestSummary
     try:
-        summary = run_ingest(list(paths), db, cli_options.profile_name(profile_name), tuple(pairs), workers,
-                             progress if line.enabled else None, tell)
+        if uses_lake(lake, dask, from_lake):
+            summary = ingest_with_lake(paths, db, lake, dask, from_lake, chosen, tuple(pairs), workers,
+                                       progress if line.enabled else None, tell)
+        else:
+            summary = run_ingest(list(paths), db, chosen, tuple(pairs), workers, progress if line.enabled else None,
+                                 tell)
     finally:
         line.clear()
-    status = 2 if any(f.internal for f in summary.failed) else 1 if summary.failed else 0
+    unfinished = getattr(summary, "unfinished", [])  # a lake's files whose every Dask worker died
+    status = 2 if unfinished or any(f.internal for f in summary.failed) else 1 if summary.failed else 0
     status_so_far(lambda: status)
     if not quiet:
         click.echo(printable(summary.line()))
@@ -133,6 +152,8 @@ REPORT_EXAMPLES = [
     "audit report violations-by-rule --from 2026-11-01 --to 2026-11-30 --table 'Casa Pepe' -f csv -o nov.csv",
     "# a report's own parameter",
     "audit report disputed-hands -p limit 10 --profile qdan",
+    "# over a Parquet lake instead of a database",
+    "audit report violations-by-player --lake /shared/lake",
 ]
 
 
@@ -166,10 +187,11 @@ class ReportCommand(click.Command):
               help="Only hands audited under this profile.")
 @click.option("--table", "table_name", default=None, metavar="NAME", help="Only this table's hands.")
 @param_option
+@lake_option
 @format_options
 def report(name: str | None, list_: bool, db: str, from_date: str | None, to_date: str | None,
-           profile_filter: str | None, table_name: str | None, params: tuple[tuple[str, str], ...], fmt: str,
-           output: str | None, escape_formulas: bool, timeout: float | None) -> None:
+           profile_filter: str | None, table_name: str | None, params: tuple[tuple[str, str], ...],
+           lake: str | None, fmt: str, output: str | None, escape_formulas: bool, timeout: float | None) -> None:
     """Run the report NAME (see --list, or below) on the database. --from, --to, --profile and --table keep
     the hands, findings and pots of those days, that profile or that table."""
     from audit.store.reports import find_report, load_reports, report_params
@@ -189,7 +211,7 @@ def report(name: str | None, list_: bool, db: str, from_date: str | None, to_dat
                        ("table_name", table_name)):
         if value is not None:
             given[key] = value
-    _query(db, chosen.sql, report_params(chosen, given), fmt, output, escape_formulas, timeout)
+    _query(db, lake, chosen.sql, report_params(chosen, given), fmt, output, escape_formulas, timeout)
 
 
 SQL_EXAMPLES = [
@@ -208,9 +230,10 @@ SQL_EXAMPLES = [
               help="Read the query from FILE ('-': standard input) instead of the argument.")
 @db_option
 @param_option
+@lake_option
 @format_options
-def sql(query: str | None, query_file: str | None, db: str, params: tuple[tuple[str, str], ...], fmt: str,
-        output: str | None, escape_formulas: bool, timeout: float | None) -> None:
+def sql(query: str | None, query_file: str | None, db: str, params: tuple[tuple[str, str], ...], lake: str | None,
+        fmt: str, output: str | None, escape_formulas: bool, timeout: float | None) -> None:
     """Run one read-only SQL QUERY on the database (writes are refused). QUERY '-' reads it from standard
     input. The views hand_details, finding_details, player_hands, pot_details, action_details,
     session_details and streets are the place to start (README, "The database")."""
@@ -218,7 +241,7 @@ def sql(query: str | None, query_file: str | None, db: str, params: tuple[tuple[
 
     text = _query_text(query, query_file)
     refuse_writes(text)
-    _query(db, text, dict(params) or None, fmt, output, escape_formulas, timeout)
+    _query(db, lake, text, dict(params) or None, fmt, output, escape_formulas, timeout)
 
 
 def _query_text(query: str | None, query_file: str | None) -> str:
@@ -239,23 +262,32 @@ def _query_text(query: str | None, query_file: str | None) -> str:
         raise AuditError(f"{source}: the query cannot be read ({reason})") from None
 
 
-def _query(db: str, text: str, params: dict[str, object] | None, fmt: str, output: str | None,
+def _query(db: str, lake: str | None, text: str, params: dict[str, object] | None, fmt: str, output: str | None,
            escape_formulas: bool, timeout: float | None) -> None:
-    """Run ``text`` on ``db`` and write its rows in ``fmt``."""
+    """Run ``text`` on ``db`` (or the lake ``lake``) and write its rows in ``fmt``."""
     import shutil
 
     from audit.outfile import database_files, refuse_clobber
-    from audit.store.db import check_db_name
+    from audit.store.db import Store, check_db_name
     from audit.store.formats import write_result
     from audit.store.sql import run_query
 
     check_db_name(db)
     if fmt == "parquet" and not output:
         raise AuditError("--format parquet needs --output FILE")
-    if output:
+    source: str | Callable[[], Store] = db
+    if lake is not None:
+        from functools import partial
+
+        from audit.lake.query import open_lake_store, refuse_output_in_lake
+
+        if output:
+            refuse_output_in_lake(output, lake)
+        source = partial(open_lake_store, lake)
+    elif output:
         refuse_clobber(output, database_files(db))
     width = shutil.get_terminal_size().columns if fmt == "table" and not output and sys.stdout.isatty() else None
-    run_query(db, text, params, lambda names, batches, schema: write_result(
+    run_query(source, text, params, lambda names, batches, schema: write_result(
         names, batches, fmt, output, escape_formulas=escape_formulas, schema=schema, width=width), timeout)
 
 

@@ -544,7 +544,6 @@ T_DEALT: Final = 6
 T_RESHUFFLES: Final = 7
 T_UNCALLED: Final = 8
 T_TOTAL: Final = 9
-T_SESSION_END: Final = 10
 T_SESSION: Final = 11
 T_PROFILE: Final = 12
 T_OPTION: Final = 13

@@ -1,28 +1,23 @@
-"""The one adapter from the engine's step records (today untyped ``dict`` s with English text, written by
-``Replay.record``) to explain's typed ``Step`` s. When the engine records typed steps itself, only this module
-changes.
-
-From each engine step it takes the line, street, stacks, pot, what was legal and the findings; it follows the
-log's items alongside to know the cards each player holds (what a draw may throw), the bets in front of each
-seat this round, every player's contributions, who has folded, and the pots built from the contributions
-(``audit.pots.build_pots``) after every step.
+"""The one adapter from the engine's typed steps (``audit.engine.steps.Step``, recorded by the replay with
+``steps=True``) to explain's ``Step`` s: the street's name, the log line as plain data with the short English
+``text`` the JSON has always carried, what was legal (to call, min / max raise-to, may raise; or for a draw the
+cards that could go and the limit), the findings made at the step, and the pots the contributions build
+(``audit.pots.build_pots``) after every step. The cards each player ends with are followed here too, for the
+seats.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from audit.engine import STREET_NAMES, HandResult
 from audit.explain.records import DrawAllowance, Legal, PotNow, Step
-from audit.findings import Finding
-from audit.model import Action, Collect, Dealt, Discard, Hand, Item, Post, Score, Show, StandPat
+from audit.model import (
+    Action, Collect, Dealt, DeckLine, Discard, Hand, Item, Marker, Muck, NoPlay, Parole, Post, Reshuffle, Score, Show,
+    StandPat, Uncalled,
+)
 from audit.pots import build_pots, uncalled
 from audit.profile import Profile
-from audit.replay import HandResult
-
-_SWEEP = frozenset({"draw", "second betting round", "show down", "summary", "redeal"})
-"""Streets on whose first step the bets in front of the seats are swept into the pot."""
-
 
 def follow_cards(holding: dict[str, tuple[str, ...]], pending: dict[str, Discard], item: Item) -> None:
     """Keep ``holding`` (each player's cards) up to date through one item of the hand."""
@@ -65,103 +60,72 @@ def draw_allowance(profile: Profile | None, hand: tuple[str, ...] | None) -> Dra
     return DrawAllowance(tuple(hand) if hand is not None else None, limit, with_ace)
 
 
-def _finding_key(f: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (f.get("line"), f.get("rule"), f.get("player"), f.get("message"))
+def step_text(item: Item) -> str:
+    """The short English line of a step in the JSON (``text``), as it has always read."""
+    if isinstance(item, Action):
+        if item.kind in ("fold", "check"):
+            return f"{item.player} {item.kind}s"
+        if item.kind == "raise":
+            return f"{item.player} raises to {item.to}" + (" (all-in)" if item.all_in else "")
+        return f"{item.player} {item.kind}s {item.amount}" + (" (all-in)" if item.all_in else "")
+    if isinstance(item, Post):
+        return f"{item.player} posts {item.kind} {item.amount}"
+    if isinstance(item, Marker):
+        return str(STREET_NAMES.get(item.street, item.street)).capitalize()
+    if isinstance(item, Dealt):
+        return f"{item.player} receives {' '.join(c for g in item.groups for c in g)}"
+    if isinstance(item, Discard):
+        return f"{item.player} discards {item.count}"
+    if isinstance(item, StandPat):
+        return f"{item.player} stands pat"
+    if isinstance(item, Show):
+        return f"{item.player} shows {' '.join(item.cards)}"
+    if isinstance(item, Muck):
+        return f"{item.player} mucks"
+    if isinstance(item, Collect):
+        return f"{item.player} collects {item.amount} from {item.pot}"
+    if isinstance(item, Uncalled):
+        return f"{item.amount} returned to {item.player} (uncalled)"
+    if isinstance(item, Parole):
+        return f"{item.player} {item.kind}s parole"
+    if isinstance(item, Score):
+        return f"{item.player} scores {item.points}"
+    if isinstance(item, NoPlay):
+        return f"{item.player} does not play"
+    if isinstance(item, DeckLine):
+        return "Deck"
+    if isinstance(item, Reshuffle):
+        return "Dealer reshuffles"
+    return type(item).__name__
 
 
-class _Findings:
-    """Turns the engine's finding dicts back into the ``Finding`` s they were made from (each used once)."""
-
-    def __init__(self, findings: Sequence[Finding]) -> None:
-        self.left: dict[tuple[Any, ...], list[Finding]] = {}
-        for f in findings:
-            self.left.setdefault(_finding_key(f.as_dict()), []).append(f)
-
-    def take(self, d: Mapping[str, Any]) -> Finding | None:
-        same = self.left.get(_finding_key(d))
-        return same.pop(0) if same else None
-
-    def rest(self) -> list[Finding]:
-        return [f for fs in self.left.values() for f in fs]
-
-
-def steps_from_engine(result: HandResult, profile: Profile | None) -> list[Step]:
+def steps_from_engine(result: HandResult, profile: Profile | None = None) -> list[Step]:
     """The typed steps of one replayed hand (``result`` from ``replay(..., steps=True)``): a first step with the
     seats and stacks, then one per engine step; every finding sits on the step of its line (else the last step
-    before it)."""
+    before it). (``profile``: unused, kept for callers; the engine's steps carry the draw limit in force.)"""
     hand = result.hand
     order = [s.player for s in sorted(hand.seats, key=lambda x: x.seat) if s.player in result.dealt_in]
-    by_line: dict[int, Item] = {}
-    for line_item in hand.body:
-        by_line.setdefault(line_item.line, line_item)
-    findings = _Findings(result.findings)
+    kept = {id(f) for f in result.findings}  # a finding the pipeline capped is not shown
+    placed: set[int] = set()
     steps = [Step(index=0, line=hand.line, street="seats", text="Seats", item=None,
                   stacks=dict(result.start_stacks), pot=hand.carried, bets={}, contributions={}, folded=(),
                   pots=_pots({}, {}, order, (), hand.carried), legal=None, draw=None, findings=[])]
-    holding: dict[str, tuple[str, ...]] = {}
-    pending: dict[str, Discard] = {}
-    body = iter(hand.body)
-    draw_at: dict[int, DrawAllowance | None] = {}
-    collected = 0
-    previous = dict(result.start_stacks)
-    contributions: dict[str, int] = {}
-    bets: dict[str, int] = {}
-    folded: list[str] = []
-    dead = hand.carried
-    street = "seats"
-
-    def advance_to(line: int) -> DrawAllowance | None:
-        """Follow the body up to ``line``; the draw allowance of the item on that line (before it)."""
-        nonlocal collected
-        draw: DrawAllowance | None = None
-        for read in body:
-            if read.line == line and isinstance(read, (Discard, StandPat)):
-                draw = draw_allowance(profile, holding.get(read.player))
-            if isinstance(read, Collect):
-                collected += read.amount
-            follow_cards(holding, pending, read)
-            if read.line >= line:
-                break
-        return draw
-
     for s in result.steps or []:
-        line = int(s["line"])
-        if line not in draw_at:
-            draw_at[line] = advance_to(line)
-        item: Item | None = by_line.get(line)
-        stacks: dict[str, int] = dict(s["stacks"])
-        if s["street"] != street:
-            street = str(s["street"])
-            if street in _SWEEP:
-                bets = {}
-        if not isinstance(item, (Collect, Score)):  # winnings and points are not bets
-            for p, now in stacks.items():
-                moved = previous.get(p, now) - now  # > 0: into the pot; < 0: an uncalled bet back
-                if not moved:
-                    continue
-                if isinstance(item, Post) and item.kind in ("dead", "both") and moved > 0:
-                    live_part = _live_part(item, hand, moved)
-                    dead += moved - live_part
-                    moved = live_part
-                contributions[p] = contributions.get(p, 0) + moved
-                if not (isinstance(item, Post) and item.kind == "ante"):
-                    bets[p] = max(0, bets.get(p, 0) + moved)
-        if isinstance(item, Action) and item.kind == "fold" and item.player not in folded:
-            folded.append(item.player)
-        legal: Legal | None = None
-        raw = s.get("legal")
-        if raw:
-            player = getattr(item, "player", None)
-            legal = Legal(int(raw["to_call"]), int(raw["min_raise_to"]), int(raw["max_raise_to"]),
-                          bool(raw["may_raise"]), previous.get(player) if isinstance(player, str) else None)
-        previous = stacks
-        placed = [f for f in (findings.take(d) for d in s["findings"]) if f is not None]
-        steps.append(Step(index=len(steps), line=line, street=street, text=str(s["text"]), item=item,
-                          stacks=stacks, pot=int(s["pot"]) - collected, bets={p: b for p, b in bets.items() if b},
-                          contributions=dict(contributions), folded=tuple(folded),
-                          pots=_pots(contributions, bets, order, folded, dead), legal=legal, draw=draw_at.get(line),
-                          findings=placed))
-    for finding in findings.rest():  # the settlement's and the session's: the step of their line
+        legal = s.legal
+        draw = s.draw
+        findings = [f for f in s.findings if id(f) in kept]
+        placed.update(id(f) for f in findings)
+        steps.append(Step(
+            index=len(steps), line=s.line, street=STREET_NAMES.get(s.street, s.street), text=step_text(s.item),
+            item=s.item, stacks=dict(s.stacks), pot=s.pot, bets=dict(s.bets), contributions=dict(s.contributions),
+            folded=s.folded, pots=_pots(s.contributions, s.bets, order, s.folded, s.dead),
+            legal=Legal(legal.to_call, legal.min_raise_to, legal.max_raise_to, legal.may_raise, legal.stack_before)
+            if legal is not None else None,
+            draw=DrawAllowance(draw.may_discard, draw.limit, draw.limit_keeping_ace) if draw is not None else None,
+            findings=findings))
+    for finding in result.findings:  # the settlement's and the session's: the step of their line
+        if id(finding) in placed:
+            continue
         target = steps[0]
         for step in steps:
             if step.line <= finding.line:
@@ -170,14 +134,6 @@ def steps_from_engine(result: HandResult, profile: Profile | None) -> list[Step]
                 break
         target.findings.append(finding)
     return steps
-
-
-def _live_part(post: Post, hand: Hand, moved: int) -> int:
-    """Of a dead or small-and-big blind, the chips that count as the player's bet (the rest is dead money)."""
-    if post.kind == "dead":
-        return 0
-    big = hand.game.big if hand.game is not None else 0
-    return min(moved, big) if big else moved
 
 
 def _pots(contributions: Mapping[str, int], bets: Mapping[str, int], order: Sequence[str], folded: Sequence[str],

@@ -23,7 +23,7 @@ from audit.dialects.dispatch import parse_block
 from audit.pipeline import Audited, audit_blocks
 from audit.profile import Profile, load_profile
 from audit.read import RawBlock, read_blocks, read_bytes_blocks, read_text_blocks
-from audit.replay import HandResult
+from audit.engine import HandResult
 
 __all__ = ["draw_allowance", "explain_blocks", "explain_bytes", "explain_file", "explain_result", "explain_text",
            "session_totals"]

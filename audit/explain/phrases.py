@@ -8,7 +8,6 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from audit.cards import _parse_description
 from audit.check import finding_text
 from audit.explain.settle import HOUSE, POT, Settlement, Transfer
 from audit.findings import Finding
@@ -16,7 +15,7 @@ from audit.model import (
     Action, Collect, Dealt, DeckLine, Discard, Event, Marker, Muck, NoPlay, Parole, Post, Reshuffle, Score, Show,
     StandPat, Uncalled,
 )
-from audit.words import Unit, amount, has, quantity, say
+from audit.words import Unit, amount, hand_name, has, quantity, say
 
 if TYPE_CHECKING:
     from audit.explain.records import Step
@@ -86,36 +85,13 @@ _NEUTRAL = re.compile(r"[\d\s.,:;+\-−–/()$€%#]*")
 
 def expected_actual(f: Finding, lang: str) -> tuple[str, str] | None:
     """The finding's expected and actual values to show, or ``None``: in another language than English, only
-    values without words (figures), until the engine gives them as message ids."""
+    values without words (figures): they are the engine's English data, its message is in the language."""
     if f.expected is None and f.actual is None:
         return None
     values = (f.expected or "—", f.actual or "—")
-    if lang != "en" and f.msg_id is None and not all(_NEUTRAL.fullmatch(v) for v in values):
+    if lang != "en" and not all(_NEUTRAL.fullmatch(v) for v in values):
         return None
     return values
-
-
-def hand_name(description: str, lang: str) -> str:
-    """A hand's name as the log states it (``a straight, Six to Ten``), in ``lang`` (``escalera, del seis al
-    diez``); the log's words when they cannot be read."""
-    if lang == "en":
-        return description
-    parsed = _parse_description(description)
-    if parsed is None:
-        return description
-    category, ranks = parsed
-    if category == "straight flush" and ranks == (10, 14):
-        return say("hand_name.royal", lang)
-    words: dict[str, object] = {}
-    for letter, value in zip("ab", ranks):
-        words[letter] = say(f"rank.one.{value}", lang)
-        words[letter * 2] = say(f"rank.many.{value}", lang)
-        words[f"from_{letter}"] = say(f"rank.from.{value}", lang)
-        words[f"to_{letter}"] = say(f"rank.to.{value}", lang)
-    try:
-        return say(f"hand_name.{category}", lang, **words)
-    except (KeyError, IndexError):
-        return description
 
 
 def describe(step: Step, lang: str, unit: Unit = "") -> list[Segment]:

@@ -78,7 +78,7 @@ class Step:
     index: int
     line: int
     street: str  # "seats", "forced bets", "dealing", "first betting round", "draw", …
-    text: str  # the engine's plain English for the line
+    text: str  # the line in short English for the JSON (the adapter's; the pages say it with phrases.describe)
     item: Item | None  # the model item of the line (None for the seats step)
     stacks: dict[str, int]
     pot: int  # chips in the middle (less what has been collected)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.replay import HandResult
+from audit.engine import HandResult
 
 POT = "the pot"
 """The party that stands for the pot in corrections (chips the log paid to nobody, or out of nothing).

@@ -134,7 +134,7 @@ class Store:
         try:
             con = duckdb.connect(name, read_only=read_only, config=config)
         except duckdb.Error as exc:
-            raise AuditError(f"{name}: cannot open the database ({_first_line(exc)})") from None
+            raise AuditError(open_error(name, exc)) from None
         store = cls(con, name, read_only)
         try:
             store.verify_schema(create=not read_only)
@@ -306,15 +306,31 @@ class Store:
         # catalog inside every file's transaction, three times slower.
         self.con.from_arrow(data).insert_into(table)
 
-    def commit_file(self, rows: FileRows, ingested_at: Any = None) -> None:
-        """Add the file's ``files`` row and commit its transaction."""
+    def add_files_row(self, rows: FileRows, ingested_at: Any = None) -> None:
+        """The file's ``files`` row, inside the open transaction."""
         import datetime as dt
 
         when = ingested_at or dt.datetime.now().replace(microsecond=0)
         self.con.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          [rows.sha256, rows.path, rows.size, when, rows.default_profile, rows.hands,
                           rows.parse_errors, rows.findings, _version()])
+
+    def commit_file(self, rows: FileRows, ingested_at: Any = None) -> None:
+        """Add the file's ``files`` row and commit its transaction."""
+        self.add_files_row(rows, ingested_at)
         self.con.execute("COMMIT")
+
+    def append_file(self, rows: FileRows, ingested_at: Any = None) -> None:
+        """Every row of one file, its ``files`` row last, inside the caller's open transaction (not committed):
+        ``write_file`` without its transaction, for a caller that adds rows of its own to it (``audit serve``)."""
+        for table in DATA_TABLES:
+            frame = rows.tables.get(table)
+            if frame is not None and frame.num_rows:
+                self.append(table, frame)
+            spilled = rows.spill.get(table)
+            if spilled is not None:
+                self.append_spilled(table, spilled)
+        self.add_files_row(rows, ingested_at)
 
     def rollback(self) -> None:
         """Undo the open transaction (nothing if the connection already lost it)."""
@@ -328,14 +344,8 @@ class Store:
         if not self.begin_file(rows.sha256):
             return False
         try:
-            for table in DATA_TABLES:
-                frame = rows.tables.get(table)
-                if frame is not None and frame.num_rows:
-                    self.append(table, frame)
-                spilled = rows.spill.get(table)
-                if spilled is not None:
-                    self.append_spilled(table, spilled)
-            self.commit_file(rows, ingested_at)
+            self.append_file(rows, ingested_at)
+            self.con.execute("COMMIT")
         except BaseException:
             self.rollback()
             raise
@@ -413,6 +423,20 @@ class Store:
 
         return write_tables(self, out)
 
+
+def open_error(name: str, exc: BaseException) -> str:
+    """Why the database ``name`` could not be opened, in plain words: another program holding it (DuckDB lets one
+    process write a file; ``audit serve`` keeps its database open) is said as such, not as a lock error."""
+    import re
+
+    text = str(exc)
+    if "Could not set lock" in text or "Conflicting lock" in text:
+        pid = re.search(r"\(PID (\d+)\)", text)
+        holder = f" (process {pid.group(1)})" if pid else ""
+        return (f"{name}: the database is in use by another program{holder}, such as 'audit serve' or another "
+                "'audit ingest'; DuckDB lets only one program use a database file at a time. Upload through the "
+                "service, or stop it and try again")
+    return f"{name}: cannot open the database ({_first_line(exc)})"
 
 
 def _first_line(exc: BaseException) -> str:

@@ -26,14 +26,14 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO, Generic, TypeVar, cast
 
 from audit.errors import AuditError, InputError, Interrupted
 from audit.pipeline import Audited, audit_blocks
 from audit.read import iter_lines, open_input, split_blocks
 from audit.store.db import FileRows, Store
 from audit.store.rows import RowBuilder, parse_started_at
-from audit.store.schema import DATA_TABLES, SCHEMA, TIMESTAMPTZ
+from audit.store.schema import DATA_TABLES, SCHEMA, arrow_schema
 from audit.textout import counted
 
 BATCH_HANDS = 250
@@ -52,8 +52,8 @@ files) for a few megabytes of temporary disk."""
 MAX_WORKERS = 64
 """The most ``--workers`` accepted; a run uses at most one worker per core (and per file)."""
 
-__all__ = ["FileBuilder", "IngestJob", "IngestProgress", "IngestSummary", "audit_file_rows", "ingest",
-           "parse_started_at"]
+__all__ = ["FileBuilder", "FileFailure", "IngestJob", "IngestProgress", "IngestSummary", "WorkerDied", "WorkerPool",
+           "audit_file_rows", "ingest", "parse_started_at", "plan_jobs", "run_job"]
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -126,10 +126,8 @@ class _Table:
     """One table of a file: its Arrow schema, and the record batches kept when nothing takes them."""
 
     def __init__(self, name: str) -> None:
-        import pyarrow as pa
-
         self.name = name
-        self.schema = pa.schema([(col, _arrow_type(typ)) for col, typ in SCHEMA[name]])
+        self.schema = arrow_schema(name)
         self.batches: list[Any] = []
         names = self.schema.names
         # actions.card_list is made here from actions.cards (Arrow's string kernels: a Python list per line
@@ -154,15 +152,6 @@ class _Table:
         import pyarrow as pa
 
         return pa.Table.from_batches(self.batches, schema=self.schema)
-
-
-def _arrow_type(duck: str) -> Any:
-    import pyarrow as pa
-
-    types = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
-             "TIMESTAMP": pa.timestamp("us"), "DATE": pa.date32(), "DOUBLE": pa.float64(),
-             "VARCHAR[]": pa.list_(pa.string()), TIMESTAMPTZ: pa.timestamp("us", tz="UTC")}
-    return types[duck]
 
 
 _WIDTHS = {name: len(SCHEMA[name]) for name in DATA_TABLES}
@@ -390,10 +379,32 @@ class IngestSummary:
     findings: int = 0
     skipped_hands: int = 0
     seconds: float = 0.0
+    STORE = "database"  # where the files went, as the summary names it
+
+    def add(self, out: FileRows | FileFailure | None, tell: Tell, kept: str) -> None:
+        """Count what became of one file (its rows stored, why it was skipped, or ``None``: stored already) and
+        ``tell`` it. A ``fatal`` failure stops the run: ``AuditError``, ending with ``kept`` (what is kept)."""
+        if out is None:
+            self.already += 1
+        elif isinstance(out, FileFailure):
+            if out.fatal:
+                raise AuditError(f"{out.message}; {kept}")
+            self.failed.append(out)
+            tell("skipped", out.message if not out.internal
+                 else f"{out.path}: an internal error (please report it): {out.message}")
+        else:
+            for note in out.notices:
+                tell("note", note)
+            self.ingested += 1
+            self.hands += out.hands
+            self.parse_errors += out.parse_errors
+            self.findings += out.findings
+            self.skipped_hands += out.skipped_hands
+            tell("stored", f"ingested {out.path}: {counted(out.hands, 'hand')}, {counted(out.findings, 'finding')}")
 
     def line(self) -> str:
         """The one-line summary printed at the end."""
-        extra = [f"{self.already} already in the database"] if self.already else []
+        extra = [f"{self.already} already in the {self.STORE}"] if self.already else []
         if self.failed:
             extra.append(f"{len(self.failed)} skipped")
         if self.skipped_hands:
@@ -489,14 +500,18 @@ def usable_workers(asked: int, files: int) -> int:
     return max(1, min(asked, cores, files, MAX_WORKERS))
 
 
-class _Pool:
-    """Worker processes that audit whole files, one at a time each, and answer over a pipe.
+Outcome = TypeVar("Outcome")
+
+
+class WorkerPool(Generic[Outcome]):
+    """Worker processes that audit whole files, one at a time each, and answer over a pipe: ``task(job, spill
+    prefix)`` runs in the worker for each job (``run_job`` for the database, a lake writer for ``--lake``).
 
     A worker that ends without answering (killed by the out-of-memory killer or ``kill -9``) is noticed at once
     (``WorkerDied``), where a ``multiprocessing.Pool`` would wait for it forever. The workers ignore Ctrl-C: the
     main process stops them, so no worker prints a traceback of its own."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, task: Callable[[IngestJob, str], Outcome]) -> None:
         import multiprocessing
 
         # spawn, not fork: the parent holds a DuckDB connection and Arrow thread pools, which a fork would copy
@@ -508,7 +523,7 @@ class _Pool:
         try:
             for _ in range(workers):
                 mine, theirs = ctx.Pipe()
-                proc = ctx.Process(target=_worker_main, args=(theirs,), daemon=True)
+                proc = ctx.Process(target=_worker_main, args=(theirs, task), daemon=True)
                 proc.start()
                 theirs.close()
                 self.procs.append(proc)
@@ -517,12 +532,12 @@ class _Pool:
             signal.signal(signal.SIGINT, previous)
 
     def run(self, jobs: list[IngestJob], spill_dir: str,
-            ahead: int) -> Iterator[tuple[IngestJob, FileRows | FileFailure]]:
+            ahead: int) -> Iterator[tuple[IngestJob, Outcome]]:
         """The jobs' results in job order; at most ``ahead`` finished files wait to be written. When a worker
         dies, the files before its file are still given, then ``WorkerDied`` names it."""
         from multiprocessing.connection import wait
 
-        results: dict[int, FileRows | FileFailure] = {}
+        results: dict[int, Outcome] = {}
         busy: dict[int, int] = {}  # worker -> job index
         live = list(range(len(self.procs)))
         dead_at = len(jobs)  # the first job whose worker died
@@ -587,19 +602,18 @@ def _death(path: str, exitcode: int | None) -> str:
         how += ", perhaps for lack of memory)" if exitcode == -signal.SIGKILL else ")"
     elif exitcode:
         how = f"it stopped with status {exitcode}"
-    return (f"the worker process auditing {path} ended without finishing it: {how}; the database holds the "
-            "files before it. Run the ingest again (with fewer --workers if memory is short)")
+    return (f"the worker process auditing {path} ended without finishing it: {how}; the files before it are "
+            "stored. Run the ingest again (with fewer --workers if memory is short)")
 
 
-def _worker_main(conn: Any) -> None:
+def _worker_main(conn: Any, task: Callable[[IngestJob, str], object]) -> None:
     """A worker: audit the files the main process sends, one at a time, until the pipe closes."""
     while True:
         try:
-            task = conn.recv()
+            job, prefix = conn.recv()
         except (EOFError, OSError):
             return
-        job, prefix = task
-        out = run_job(job, prefix)
+        out = task(job, prefix)
         try:
             conn.send(out)
         except OSError:  # the main process is gone (killed): nobody to answer
@@ -666,32 +680,16 @@ def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str,
         progress(state)
     current = ""
     finished_bytes = finished_hands = 0
-    pool: _Pool | None = None
+    pool: WorkerPool[FileRows | FileFailure] | None = None
     try:
         if count <= 1:
             results = _in_process(store, jobs, on_bytes, on_hands, state)
         else:
-            pool = _Pool(count)
+            pool = WorkerPool(count, run_job)
             results = _written(store, pool.run(jobs, scratch, ahead=2 * count))
         for job, out in results:
             current = job.path
-            if out is None:
-                summary.already += 1
-            elif isinstance(out, FileFailure):
-                if out.fatal:
-                    raise AuditError(f"{out.message}; the database holds the files before {job.path}")
-                summary.failed.append(out)
-                tell("skipped", out.message if not out.internal
-                     else f"{out.path}: an internal error (please report it): {out.message}")
-            else:
-                for note in out.notices:
-                    tell("note", note)
-                summary.ingested += 1
-                summary.hands += out.hands
-                summary.parse_errors += out.parse_errors
-                summary.findings += out.findings
-                summary.skipped_hands += out.skipped_hands
-                tell("stored", f"ingested {out.path}: {counted(out.hands, 'hand')}, {counted(out.findings, 'finding')}")
+            summary.add(out, tell, f"the database holds the files before {job.path}")
             current = ""
             if progress is not None:  # the counts of whole files (those of the file being read were running)
                 finished_bytes += job.size

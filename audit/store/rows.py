@@ -9,6 +9,7 @@ long building rows as replaying, in plain Python.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from typing import Any
 
@@ -18,7 +19,7 @@ from audit.model import (
     Show, StandPat, SummaryTotal, Uncalled,
 )
 from audit.pipeline import Audited
-from audit.replay import HandResult
+from audit.engine.result import HandResult
 from audit.store.schema import STREET_CODES, hand_key
 
 Row = tuple[Any, ...]
@@ -26,8 +27,6 @@ TABLES = ("hands", "seats", "actions", "pots", "awards", "findings", "parse_erro
 _NO_HAND_ROW = ("PARSE_ERROR", "UNSUPPORTED_GAME")
 _POT_RULES = ("POT_WINNER", "POT_AMOUNT", "ODD_CHIP")
 _STARTED = re.compile(r"(\d{4})[/-](\d{1,2})[/-](\d{1,2})\D{1,3}(\d{1,2}):(\d{2})(?::(\d{2}))?")
-# How the engine names a pot in a finding's English message, for findings made before they carried parameters.
-_POT_IN_MESSAGE = re.compile(r"(main pot|side pot (\d+)|the pot)", re.IGNORECASE)
 
 # The time zones site logs name, read as the place's local time (daylight saving included: PokerStars writes
 # "ET" all year), or as a fixed offset where the name says which half of the year it is (EDT, CEST).
@@ -154,21 +153,14 @@ def action_row(item: object, street: str, pot_of_line: dict[int, int] | None = N
 
 
 def pot_named(f: Finding) -> str | None:
-    """The name of the pot a finding is about (``main``, ``side-1``, ``pot``): from its parameters, or, for a
-    finding made without them, from the words the engine's message uses for the pot."""
+    """The name of the pot a finding is about (``main``, ``side-1``, ``pot``): the engine's ``the_pot``
+    parameter of a pot's finding (``POT_WINNER``, ``POT_AMOUNT``, ``ODD_CHIP``)."""
     if f.rule not in _POT_RULES:
         return None
-    if f.msg_id is not None:
-        for key, value in f.params:
-            if key == "the_pot":
-                return str(value)
-        return None
-    m = _POT_IN_MESSAGE.search(f.message)
-    if m is None:
-        return None
-    if m.group(2) is not None:
-        return "side-" + m.group(2)
-    return "main" if m.group(1).lower() == "main pot" else "pot"
+    for key, value in f.params:
+        if key == "the_pot":
+            return str(value)
+    return None
 
 
 def _unit(hand: Hand) -> str:
@@ -265,7 +257,8 @@ class RowBuilder:
                 pot_index = self._pots.get(name)
         self.rows["findings"].append(
             (key, self.sha, f.hand, self.findings, self.file, f.session, f.rule, f.severity, f.player, f.street,
-             f.line, f.message, f.expected, f.actual, profile, code, pot_index))
+             f.line, f.message, f.expected, f.actual, profile, code, pot_index, f.msg_id,
+             json.dumps(dict(f.params), ensure_ascii=False) if f.msg_id is not None else None))
         self.findings += 1
 
     def _hand(self, result: HandResult, audited: Audited) -> str:

@@ -21,7 +21,7 @@ of the currency named (``USD``: 150 is $1.50). Sum amounts per unit.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 SCHEMA_VERSION: Final = "2"
 """Version 1: audit 0.1.0 (and before the analyst views). ``Store.open`` upgrades a version 1 database it opens
@@ -151,6 +151,10 @@ TABLES: Final[dict[str, tuple[Column, ...]]] = {
         ("street_code", "VARCHAR", "The street code, as in actions.street (streets view). New in schema 2."),
         ("pot_index", "INTEGER", "The pot the finding is about (pots.pot_index): a pot paid to the wrong player or in "
                                  "the wrong amount, an odd chip. New in schema 2."),
+        ("msg_id", "VARCHAR", "The message's id in audit's words (finding.ODD_CHIP.wrong): message in another "
+                              "language, with params. New in schema 2."),
+        ("params", "VARCHAR", "The message's parameters as a JSON object ({\"player\": \"Ana\", \"the_pot\": \"main\"}"
+                              "), as audit check --format json gives them. New in schema 2."),
     ),
     "parse_errors": (
         _HAND_KEY, _FILE_SHA,
@@ -239,6 +243,24 @@ STREET_CODES: Final = {name: code for code, name in STREETS}
 def hand_key(file_sha: str, line: int) -> str:
     """The stable row key of the hand (or unreadable block) starting at ``line`` of the file ``file_sha``."""
     return f"{file_sha[:16]}:{line}"
+
+
+def arrow_type(duck: str) -> Any:
+    """The Arrow type rows of a column of DuckDB type ``duck`` are built in (pyarrow is imported here)."""
+    import pyarrow as pa
+
+    types = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
+             "TIMESTAMP": pa.timestamp("us"), "DATE": pa.date32(), "DOUBLE": pa.float64(),
+             "VARCHAR[]": pa.list_(pa.string()), TIMESTAMPTZ: pa.timestamp("us", tz="UTC")}
+    return types[duck]
+
+
+def arrow_schema(table: str) -> Any:
+    """The ``pyarrow.Schema`` of ``table``: its columns with the Arrow types ``audit ingest`` builds its rows in
+    (and the Parquet lake stores)."""
+    import pyarrow as pa
+
+    return pa.schema([(name, arrow_type(typ)) for name, typ in SCHEMA[table]])
 
 
 def create_table_sql(table: str) -> str:
@@ -350,7 +372,7 @@ VIEWS: Final[dict[str, View]] = {
                     WHEN e.hand_key IS NOT NULL THEN 'unsupported' ELSE 'unreadable' END AS scope,
                f.line, f.rule, f.severity, f.player, f.street_code AS street,
                coalesce(st.street_name, f.street) AS street_name, st.street_order, f.pot_index, p.name AS pot,
-               f.message, f.expected, f.actual,
+               f.message, f.expected, f.actual, f.msg_id, f.params,
                coalesce(f.profile, e.profile, pe.profile, s.profile) AS profile,
                e.dialect, coalesce(e.table_name, s.table_name) AS table_name, e.unit, e.started_at,
                coalesce(CAST(e.started_at AS DATE), CAST(pe.started_at AS DATE), s.session_date) AS play_date,
@@ -376,7 +398,9 @@ VIEWS: Final[dict[str, View]] = {
          ("street_name", "The street in words."), ("street_order", "The street's order in a hand."),
          ("pot_index", "The pot the finding is about (pots.pot_index)."), ("pot", "That pot's name (pots.name)."),
          ("message", "What went wrong, in English."), ("expected", "What the rules expected."),
-         ("actual", "What the log shows."), ("profile", "The profile the finding was judged under."),
+         ("actual", "What the log shows."), ("msg_id", "The message's id (findings.msg_id)."),
+         ("params", "The message's parameters, a JSON object (findings.params)."),
+         ("profile", "The profile the finding was judged under."),
          ("dialect", "The log's format."), ("table_name", "The table."),
          ("unit", "What the hand's amounts count."), ("started_at", "When the hand started."),
          ("play_date", "The date of play: the hand's, else the session's."), ("week", "The Monday of play_date's week."),
@@ -493,6 +517,8 @@ UPGRADE_FROM_1: Final = (
     "ALTER TABLE findings ADD COLUMN profile VARCHAR",
     "ALTER TABLE findings ADD COLUMN street_code VARCHAR",
     "ALTER TABLE findings ADD COLUMN pot_index INTEGER",
+    "ALTER TABLE findings ADD COLUMN msg_id VARCHAR",
+    "ALTER TABLE findings ADD COLUMN params VARCHAR",
     "UPDATE findings SET profile = (SELECT h.profile FROM hands AS h WHERE h.hand_key = findings.hand_key)",
     "UPDATE findings SET street_code = CASE street "
     + " ".join(f"WHEN {quote(name)} THEN {quote(code)}" for code, name in STREETS) + " END",

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditError, Interrupted
 from audit.textout import shorten
+
+if TYPE_CHECKING:  # pragma: no cover
+    from audit.store.db import Store
 
 READ_STATEMENTS = ("SELECT", "EXPLAIN", "PRAGMA")
 """Statement types ``audit sql`` runs; anything else is refused before it reaches the database."""
@@ -71,15 +74,18 @@ class Watchdog:
         return Interrupted("interrupted")
 
 
-def run_query(db: str, sql: str, params: dict[str, object] | None, sink: Sink, timeout: float | None = None) -> None:
-    """Run one query on the database ``db`` (opened read-only and locked down) and hand its rows, streamed, to
-    ``sink``. An error while the rows stream (the query runs as they are read) is the query's: ``AuditError``,
-    never mistaken for a failure to write them."""
+def run_query(source: str | Callable[[], Store], sql: str, params: dict[str, object] | None, sink: Sink,
+              timeout: float | None = None) -> None:
+    """Run one query on the database ``source`` (opened read-only and locked down), or on the read-only store a
+    function gives (``audit.lake.query.open_lake_store``: a lake), and hand its rows, streamed, to ``sink``. An
+    error while the rows stream (the query runs as they are read) is the query's: ``AuditError``, never mistaken
+    for a failure to write them."""
     import duckdb
 
     from audit.store.db import Store
 
-    with Store.open(db, read_only=True) as store, Watchdog(store.con, timeout) as watchdog:
+    opened = Store.open(source, read_only=True) if isinstance(source, str) else source()
+    with opened as store, Watchdog(store.con, timeout) as watchdog:
         try:
             names, reader = store.reader(sql, params)
         except duckdb.InterruptException:

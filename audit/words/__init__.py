@@ -9,13 +9,36 @@ are formatted by Babel for the language: ``$1.52`` / ``1,52 US$``, ``1,000`` / `
 The API is small and stable: ``say(key, lang, **params)``; ``number``, ``money``, ``chips``; and, by a hand's
 unit (``""`` for chips, else an ISO currency code; amounts are then integer cents), ``amount`` (a bare figure
 for tables) and ``quantity`` (a figure with its unit, for sentences). ``rule_name`` / ``rule_what`` name a
-rule id. The engine's findings will carry a message id and parameters rendered with ``say``.
+rule id. ``hand_name`` says a hand's stated name (``a straight, Six to Ten``) in a language.
+
+Findings carry a message id (``finding.<RULE>.<variant>``) and parameters as ``(name, value)`` pairs, rendered by
+``finding_message(key, lang, params)``. A parameter's name says what its value is:
+
+- ``unit``: the hand's currency (ISO 4217; absent or ``""`` for chips); it decides how amounts are said;
+- ``amount`` or a name ending in ``_amount``: an int amount as a bare figure (``7``, or ``$0.07`` in a
+  currency hand); ``chips`` or ``…_chips``: an amount with its unit (``7 chips`` / ``7 fichas``, ``$0.07``);
+  ``…_delta``: a signed amount (``+3``, ``-$0.03``);
+- ``n``: a count that also chooses the plural form; any other int is said as a plain figure (``1980``, not
+  grouped, so that English messages stay as they always were);
+- ``…_word``: a message key whose text in the language is put in (``post.small``), the value as given when the
+  catalogue lacks it; ``…_parts``: message keys (one a line) rendered with the same parameters and joined by
+  ``"; "``;
+- ``…_and``: names (one a line) joined by the language's "and"; ``…_hand``: a hand's name as the log or the
+  ranking states it in English, said in the language; ``…_pot``: a pot (``pot``, ``main``, ``side-2``) as a
+  phrase (``the main pot``), capitalised when the template begins with it;
+- ``…_items``: entries (one a line) of ``name=value`` fields separated by tabs, each rendered with the template
+  ``item.<stem>`` (the name less ``_items``) by these same conventions and joined by ``"; "``;
+- ``…_en``: English text from elsewhere (a parser's reason with the line and a caret): put in as it is in
+  English, left out in another language;
+- any other value is put in as it is (players' names, cards).
 """
 
 from __future__ import annotations
 
+import string
 import tomllib
-from decimal import Decimal
+from collections.abc import Iterable
+from decimal import Decimal, localcontext
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -109,8 +132,10 @@ def number(n: int, lang: str) -> str:
 
 def money(cents: int, currency: str, lang: str) -> str:
     """An amount of integer cents in ``currency`` as Babel formats it for ``lang``: ``$1.52``, ``1,52 €``,
-    ``0,10 US$``."""
-    return str(format_currency(Decimal(cents) / 100, currency, locale=_locale(language(lang))))
+    ``0,10 US$`` (any number of digits: a log can hold absurd amounts)."""
+    with localcontext() as context:
+        context.prec = max(28, len(str(abs(cents))) + 4)
+        return str(format_currency(Decimal(cents) / 100, currency, locale=_locale(language(lang))))
 
 
 def chips(n: int, lang: str) -> str:
@@ -126,6 +151,95 @@ def amount(n: int, unit: Unit, lang: str) -> str:
 def quantity(n: int, unit: Unit, lang: str) -> str:
     """A figure with its unit, for sentences: ``$0.05`` or ``3 chips``."""
     return money(n, unit, lang) if unit else chips(n, lang)
+
+
+def _finding_value(name: str, value: str | int, unit: Unit, lang: str, params: dict[str, str | int]) -> str:
+    """One parameter of a finding's message, said by the conventions of the module's docstring."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        if name == "amount" or name.endswith("_amount"):
+            return money(value, unit, lang) if unit else str(value)
+        if name == "chips" or name.endswith("_chips"):
+            return money(value, unit, lang) if unit else template("unit.chips", lang, value).format(n=value)
+        if name.endswith("_delta"):
+            return ("+" if value >= 0 else "-") + (money(abs(value), unit, lang) if unit else str(abs(value)))
+        return str(value)
+    if name.endswith("_word"):
+        return say(value, lang) if value and has(value) else value
+    if name.endswith("_en"):
+        return value if lang == "en" else ""
+    if name.endswith("_parts"):
+        return "; ".join(_render(key, lang, params) for key in value.split("\n") if key)
+    if name.endswith("_and"):
+        return template("list.and", lang).join(value.split("\n"))
+    if name.endswith("_hand"):
+        return hand_name(value, lang)
+    if name.endswith("_pot"):
+        if value.startswith("side-"):
+            return say("pot_phrase.side_n", lang, n=value[5:])
+        return say(f"pot_phrase.{value}", lang) if has(f"pot_phrase.{value}") else value
+    if name.endswith("_items"):
+        stem = "item." + name[:-6]
+        return "; ".join(_render(stem, lang, {**params, **_fields(entry)}) for entry in value.split("\n") if entry)
+    return value
+
+
+def _fields(entry: str) -> dict[str, str | int]:
+    """An ``…_items`` entry's fields (``name=value`` separated by tabs); figures become ints."""
+    out: dict[str, str | int] = {}
+    for field in entry.split("\t"):
+        name, _, value = field.partition("=")
+        out[name] = int(value) if value.lstrip("-").isdigit() else value
+    return out
+
+
+@lru_cache(maxsize=None)
+def placeholders(text: str) -> tuple[str, ...]:
+    """The names a template puts in (``{player}`` …), in order."""
+    return tuple(name for _, name, _, _ in string.Formatter().parse(text) if name)
+
+
+def _render(key: str, lang: str, params: dict[str, str | int]) -> str:
+    unit = str(params.get("unit") or "")
+    n = params.get("n")
+    text = template(key, lang, n if isinstance(n, int) else None)
+    values = {name: _finding_value(name, params[name], unit, lang, params) for name in placeholders(text)}
+    out = text.format_map(values)
+    if text.startswith("{") and text[1:text.index("}")].endswith("_pot"):
+        out = out[:1].upper() + out[1:]
+    return out
+
+
+def finding_message(key: str, lang: str, params: Iterable[tuple[str, str | int]] = ()) -> str:
+    """A finding's message ``key`` in ``lang`` with its ``(name, value)`` parameters, said by the conventions of
+    the module's docstring (amounts as money in a currency hand, as chips otherwise)."""
+    return _render(key, language(lang), dict(params))
+
+
+def hand_name(description: str, lang: str) -> str:
+    """A hand's name as the log states it (``a straight, Six to Ten``), in ``lang`` (``escalera, del seis al
+    diez``); the log's words when they cannot be read."""
+    if lang == "en":
+        return description
+    from audit.cards import _parse_description
+
+    parsed = _parse_description(description)
+    if parsed is None:
+        return description
+    category, ranks = parsed
+    if category == "straight flush" and ranks == (10, 14):
+        return say("hand_name.royal", lang)
+    words: dict[str, object] = {}
+    for letter, value in zip("ab", ranks):
+        words[letter] = say(f"rank.one.{value}", lang)
+        words[letter * 2] = say(f"rank.many.{value}", lang)
+        words[f"from_{letter}"] = say(f"rank.from.{value}", lang)
+        words[f"to_{letter}"] = say(f"rank.to.{value}", lang)
+    try:
+        return say(f"hand_name.{category}", lang, **words)
+    except (KeyError, IndexError):
+        return description
 
 
 def rule_name(rule: str, lang: str) -> str:

@@ -6,10 +6,12 @@ A ``SessionTracker`` is fed each hand's ``HandResult`` in file order, then the s
 
 from __future__ import annotations
 
-from audit.findings import Finding, make_finding
-from audit.model import NoPlay, Post, SessionEnd
+from audit.findings import Finding, Params, said_finding
+from audit.model import Hand, NoPlay, Post, SessionEnd
 from audit.profile import Profile
-from audit.replay import BLIND_ORDER, STREET_NAMES, HandResult, blind_levels, blind_seats, ring_from_button
+from audit.engine.result import HandResult
+from audit.engine.state import STREET_NAMES
+from audit.engine.table import BLIND_ORDER, blind_levels, blind_seats, ring_from_button
 from audit.rules import Rule
 
 
@@ -30,8 +32,14 @@ class SessionTracker:
         self.ended_early = False
         self.blind_debts = BlindDebts(profile)
 
-    def _add(self, out: list[Finding], rule: Rule, hand: str | None, line: int, message: str, **kw: object) -> None:
-        out.append(make_finding(rule, self.file, hand, line, message, session=self.name, **kw))  # type: ignore[arg-type]
+    def _add(self, out: list[Finding], rule: Rule, hand: Hand | None, line: int, variant: str, params: Params = (),
+             *, player: str | None = None, expected: object = None, actual: object = None,
+             street: str | None = None) -> None:
+        game = hand.game if hand is not None else None
+        out.append(said_finding(rule, f"finding.{rule.value}.{variant}", params, self.file,
+                                hand.hand_id if hand is not None else None, line, player=player, street=street,
+                                expected=expected, actual=actual, session=self.name,
+                                unit=game.currency if game is not None else ""))
 
     def feed(self, result: HandResult) -> list[Finding]:
         """Check one hand against the session so far; returns the session findings for it."""
@@ -41,11 +49,9 @@ class SessionTracker:
         starting = prof.starting_chips  # (a Profile's fields are looked up by name: once each)
         ante = prof.ante
         points = prof.points_mode
-        hid = hand.hand_id
         seats = {s.player: s for s in hand.seats}
         if self.ended:
-            self._add(out, Rule.SESSION_LENGTH, hid, hand.line,
-                      "This hand was played after the session was over.", street="forced bets")
+            self._add(out, Rule.SESSION_LENGTH, hand, hand.line, "after_end", street="forced bets")
         gap, self.after_gap = self.after_gap, False
         if gap:
             pass  # nothing to compare with: the hand in between could not be read
@@ -53,29 +59,27 @@ class SessionTracker:
             if starting is not None and not hand.points_mode and not points:
                 for s in hand.seats:
                     if s.chips != starting:
-                        self._add(out, Rule.STACK_CONTINUITY, hid, s.line,
-                                  f"{s.player} starts the session with {s.chips} chips; everyone starts with "
-                                  f"{starting}.", player=s.player, expected=starting,
-                                  actual=s.chips, street="forced bets")
+                        self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "first",
+                                  (("player", s.player), ("stack_chips", s.chips), ("starting_amount", starting)),
+                                  player=s.player, expected=starting, actual=s.chips, street="forced bets")
         else:
             prev = self.last
             for s in hand.seats:
                 if s.player in self.balances:
                     want = self.balances[s.player]
                     if s.chips != want:
-                        self._add(out, Rule.STACK_CONTINUITY, hid, s.line,
-                                  f"{s.player} starts this hand with {s.chips} chips but ended the previous hand "
-                                  f"with {want}.", player=s.player, expected=want, actual=s.chips,
-                                  street="forced bets")
+                        self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "carried",
+                                  (("player", s.player), ("stack_chips", s.chips), ("ended_amount", want)),
+                                  player=s.player, expected=want, actual=s.chips, street="forced bets")
                 elif starting is not None and s.chips != starting and not hand.points_mode:
-                    self._add(out, Rule.STACK_CONTINUITY, hid, s.line,
-                              f"{s.player} joins with {s.chips} chips; everyone starts with {starting}.",
+                    self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "joins",
+                              (("player", s.player), ("stack_chips", s.chips), ("starting_amount", starting)),
                               player=s.player, expected=starting, actual=s.chips, street="forced bets")
             self._check_button(out, prev, result)
             carried = prev.pot_total if prev.redeal else 0
             if hand.carried != carried:
-                self._add(out, Rule.REDEAL, hid, hand.carried_line or hand.line,
-                          f"The pot carried over should be {carried}, not {hand.carried}.",
+                self._add(out, Rule.REDEAL, hand, hand.carried_line or hand.line, "carried",
+                          (("due_amount", carried), ("carried_amount", hand.carried)),
                           expected=carried, actual=hand.carried, street="forced bets")
         if not (hand.points_mode or points):
             # any chips will do: an ante (or a blind) posted short all-in plays for a pot of its own level
@@ -83,10 +87,9 @@ class SessionTracker:
                 s = seats[p]
                 had = s.chips if gap else self.balances.get(p, s.chips)
                 if s.chips < 1 or had < 1:
-                    self._add(out, Rule.BUSTED_PLAYER, hid, s.line,
-                              f"{p} had {min(had, s.chips)} chips and could not {'ante' if ante else 'play'}, "
-                              "but was dealt in (no rebuys).", player=p, expected="out of the game",
-                              actual="dealt in", street="forced bets")
+                    self._add(out, Rule.BUSTED_PLAYER, hand, s.line, "ante" if ante else "play",
+                              (("player", p), ("had_chips", min(had, s.chips))), player=p,
+                              expected="out of the game", actual="dealt in", street="forced bets")
         out.extend(self.blind_debts.feed(result, prof))
         for p in seats:
             self.players.setdefault(p)
@@ -104,9 +107,9 @@ class SessionTracker:
             self.hands_played += 1
         limit = prof.session_hands
         if limit is not None and self.hands_played > limit and not self.ended:
-            self._add(out, Rule.SESSION_LENGTH, hid, hand.line,
-                      f"This is hand {self.hands_played} of a session of {limit} hands.", expected=limit,
-                      actual=self.hands_played, street="forced bets")
+            self._add(out, Rule.SESSION_LENGTH, hand, hand.line, "too_long",
+                      (("number", self.hands_played), ("n", limit)), expected=limit, actual=self.hands_played,
+                      street="forced bets")
         if limit is not None and not (hand.points_mode or points) and not result.redeal:
             if len(self.able) <= 1 and self.hands_played <= (limit or 0):
                 self.ended_early = True
@@ -137,10 +140,9 @@ class SessionTracker:
         else:
             want = after if after is not None else lowest
         if hand.button != want:
-            self._add(out, Rule.BUTTON_MOVE, hand.hand_id, hand.line + 1,
-                      f"The button is on seat {hand.button}; it should have "
-                      f"{'stayed on' if prev.redeal else 'moved to'} seat {want}.", expected=want,
-                      actual=hand.button, street="forced bets")
+            self._add(out, Rule.BUTTON_MOVE, hand, hand.line + 1, "stayed" if prev.redeal else "moved",
+                      (("seat", hand.button), ("want", want)), expected=want, actual=hand.button,
+                      street="forced bets")
 
     def after_hand(self, out: list[Finding], result: HandResult) -> None:
         """Mark the session over when only one player can still play (checked on the next hand)."""
@@ -163,22 +165,20 @@ class SessionTracker:
         announced = {s.player: s for s in block.standings}
         for s in block.standings:
             if s.player not in balances:
-                self._add(out, Rule.STANDINGS, None, s.line, f"{s.player} is in the standings but never played.",
+                self._add(out, Rule.STANDINGS, None, s.line, "never_played", (("player", s.player),),
                           player=s.player)
                 continue
             if s.amount != balances[s.player] or s.place != places[s.player]:
-                self._add(out, Rule.STANDINGS, None, s.line,
-                          f"The standings give {s.player} place {s.place} with {s.amount}; the hands give "
-                          f"place {places[s.player]} with {balances[s.player]}.", player=s.player,
-                          expected=f"{places[s.player]}: {balances[s.player]}", actual=f"{s.place}: {s.amount}")
+                self._add(out, Rule.STANDINGS, None, s.line, "wrong",
+                          (("player", s.player), ("place", s.place), ("stated_amount", s.amount),
+                           ("want_place", places[s.player]), ("balance_amount", balances[s.player])),
+                          player=s.player, expected=f"{places[s.player]}: {balances[s.player]}",
+                          actual=f"{s.place}: {s.amount}")
         for p in self.players:
             if p not in announced:
-                self._add(out, Rule.STANDINGS, None, block.line, f"{p} is missing from the standings.", player=p,
+                self._add(out, Rule.STANDINGS, None, block.line, "missing", (("player", p),), player=p,
                           expected=f"{places[p]}: {balances[p]}", actual="missing")
         return out
-
-
-_BLIND_WORDS = {"small": "small blind", "big": "big blind", "over": "over blind"}
 
 
 class BlindDebts:
@@ -234,21 +234,19 @@ class BlindDebts:
                 top = max(owed, key=BLIND_ORDER.__getitem__)
                 live_kind = top if BLIND_ORDER[top] >= BLIND_ORDER["big"] else "big"
                 want = (levels[live_kind], sum(levels[k] for k in owed if k != top))
-                words = [_BLIND_WORDS[k] for k in sorted(owed, key=BLIND_ORDER.__getitem__)]
-                why = f"{p} missed the {' and the '.join(words) if len(words) < 3 else 'small, big and over blinds'}"
+                kinds = sorted(owed, key=BLIND_ORDER.__getitem__)
+                variant = ("missed_one", "missed_two", "missed_three")[len(kinds) - 1]
             elif new:
                 want = (levels[largest], 0)
-                why = f"{p} is new to the game (and did not wait for the over blind)"
+                kinds = []
+                variant = "new"
             else:
                 if (live or dead) and self.hands > 0:
-                    out.append(self._finding(result, line, p, f"{p} posted {live} live and {dead} dead, but had missed "
-                                             "no blind and is not new.", "no entry post", f"live {live} + dead {dead}"))
+                    out.append(self._finding(result, line, p, "not_owed", live, dead, (0, 0), [], "no entry post"))
                 continue
             if (live, dead) != want and not all_in:
-                text = f"a live {want[0]}" + (f" and {want[1]} dead" if want[1] else "")
-                out.append(self._finding(result, line, p, f"{why}, so owes {text}; {p} posted {live} live and "
-                                         f"{dead} dead.", f"live {want[0]} + dead {want[1]}",
-                                         f"live {live} + dead {dead}"))
+                out.append(self._finding(result, line, p, variant, live, dead, want, kinds,
+                                         f"live {want[0]} + dead {want[1]}"))
         waiting = {i.player for i in hand.body if type(i) is NoPlay and i.kind == "waits"}
         for s in sorted(hand.seats, key=lambda x: x.seat):
             p = s.player
@@ -265,7 +263,15 @@ class BlindDebts:
         self.hands += 1
         return out
 
-    def _finding(self, result: HandResult, line: int, player: str, message: str, expected: str,
-                 actual: str) -> Finding:
-        return make_finding(Rule.MISSED_BLINDS, result.hand.file, result.hand.hand_id, line, message, player=player,
-                            street=STREET_NAMES["pre"], expected=expected, actual=actual, session=result.session)
+    def _finding(self, result: HandResult, line: int, player: str, variant: str, live: int, dead: int,
+                 want: tuple[int, int], kinds: list[str], expected: str) -> Finding:
+        """``MISSED_BLINDS``: what ``player`` posted (``live``, ``dead``) against what he owed (``want``, for the
+        blinds ``kinds`` he missed)."""
+        words = tuple((f"blind{i}_word", "post." + k) for i, k in enumerate(kinds, 1))
+        game = result.hand.game
+        return said_finding(Rule.MISSED_BLINDS, f"finding.MISSED_BLINDS.{variant}",
+                            (("player", player), ("live_amount", live), ("dead_amount", dead),
+                             ("live_want_amount", want[0]), ("dead_want_amount", want[1])) + words,
+                            result.hand.file, result.hand.hand_id, line, player=player, street=STREET_NAMES["pre"],
+                            expected=expected, actual=f"live {live} + dead {dead}", session=result.session,
+                            unit=game.currency if game is not None else "")

@@ -1,0 +1,484 @@
+"""The state of one hand being replayed, and what is legal now.
+
+``HandState`` holds everything the replay knows at a line of the log: stacks, contributions, who folded or is
+all-in, the betting round, the cards, the stub, the parole. The queries (``to_call``, ``min_raise_to``,
+``max_raise_to``, ``may_raise``, ``may_draw``, ``draw_limit``, whose turn it is) read it and change nothing;
+the phase modules (``forced``, ``deal``, ``rounds``, ``betting``, ``draw``, ``parole``, ``showdown``,
+``settle``) apply what the log says (never refusing it) and judge it.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from audit.cards import Ranking
+from audit.findings import Finding, Params, said_finding
+from audit.engine.steps import BetLegal, DrawLegal, Step
+from audit.model import Collect, Discard, Hand, Item, NoPlay, Post, Seat, Show, StandPat, SummaryTotal, Uncalled
+from audit.profile import Profile
+from audit.rules import Rule
+
+STREET_NAMES: Final = {"pre": "forced bets", "deal": "dealing", "first": "first betting round", "draw": "draw",
+                       "second": "second betting round", "showdown": "show down", "summary": "summary"}
+"""A street's key → its name in findings (``Finding.street``)."""
+
+
+class BettingRound:
+    """The state of one betting round and what is legal in it."""
+
+    def __init__(self, bets: dict[str, int], current: int, full: int, fixed: bool = False) -> None:
+        self.bets = bets  # chips each player has in this round
+        self.current = current  # the bet to match
+        self.full = full  # the last full increment (starts at the min bet); fixed limit: the bet size
+        self.fixed = fixed  # fixed limit: every bet and raise is one bet size
+        self.full_to = current  # fixed limit: the level of the last bet that counts as full (a blind counts)
+        self.acted: set[str] = set()
+        self.pending: set[str] = set()
+        self.last_aggressor: str | None = None
+        self.opener: str | None = None
+        self.raises = 1 if fixed and current > 0 else 0  # full bets and raises (the cap); a blind is the first
+        self.any_bet = current > 0
+        self.first_actor: str | None = None
+        self.end_line = 0  # the line that closed the round
+        self.capped_with = 0  # players able to bet (not folded, not all-in) when the cap was reached; 0: not yet
+
+    def to_call(self, player: str) -> int:
+        """Chips the player must add to call."""
+        owed = self.current - self.bets.get(player, 0)
+        return owed if owed > 0 else 0
+
+    def min_raise_to(self) -> int:
+        """The smallest legal raise-to (or opening bet) that is not all-in (fixed limit: the only one)."""
+        if self.fixed:
+            return self.full_to + self.full
+        return self.current + self.full if self.current else self.full
+
+    def may_raise(self, player: str) -> bool:
+        """Whether the betting is open for ``player``: he has not acted, or faces a full increment since (fixed
+        limit: a full bet or an all-in of at least half a bet since he acted, TDA 47-B)."""
+        if player not in self.acted:
+            return True
+        if self.fixed:
+            return self.full_to > self.bets.get(player, 0)
+        return self.current - self.bets.get(player, 0) >= self.full
+
+
+class Setup:
+    """What a profile fixes for every hand it audits, built once rather than per hand: the ranking and the deck.
+    (The profile's parameters are read from the ``Profile`` itself, a compiled class too.)"""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.ranking: Ranking = profile.hand_ranking()
+        self.deck_cards: frozenset[str] = frozenset(self.ranking.deck)
+
+
+_SETUPS: Final[dict[int, Setup]] = {}
+
+
+def setup_for(profile: Profile) -> Setup:
+    """The (cached) setup of a profile; keyed by identity, the profile kept alive with it."""
+    setup = _SETUPS.get(id(profile))
+    if setup is None or setup.profile is not profile:
+        if len(_SETUPS) >= 64:  # preambles with options make new profiles: keep the cache small
+            _SETUPS.clear()
+        setup = _SETUPS[id(profile)] = Setup(profile)
+    return setup
+
+
+def _seat_number(seat: Seat) -> int:
+    return seat.seat
+
+
+class HandState:
+    """One hand as far as the replay has followed it (see the module's docstring)."""
+
+    def __init__(self, hand: Hand, profile: Profile, session: str | None = None, steps: bool = False) -> None:
+        setup = setup_for(profile)
+        self.hand = hand
+        self.profile = profile
+        self.session = session
+        self.findings: list[Finding] = []
+        self.steps: list[Step] | None = [] if steps else None  # recorded for ``explain`` only
+        seats = hand.seats
+        previous = -1
+        for st in seats:
+            if st.seat < previous:
+                seats = tuple(sorted(hand.seats, key=_seat_number))
+                break
+            previous = st.seat
+        seat_of: dict[str, int] = {}
+        start: dict[str, int] = {}
+        for st in seats:
+            seat_of[st.player] = st.seat
+            start[st.player] = st.chips
+        self.seat_of = seat_of
+        self.start = start
+        self.stack = dict(start)
+        not_playing: set[str] | None = None
+        noplay = NoPlay  # one look-up of the global, not one per line
+        for i in hand.body:
+            if type(i) is noplay:
+                if not_playing is None:
+                    not_playing = set()
+                not_playing.add(i.player)
+        order: list[str] = []
+        sitting_out: set[str] = set()
+        contrib: dict[str, int] = {}
+        for st in seats:
+            p = st.player
+            if st.sitting_out:
+                sitting_out.add(p)
+            elif not_playing is None or p not in not_playing:
+                order.append(p)
+                contrib[p] = 0
+        if not_playing is not None:
+            sitting_out |= not_playing
+        self.order = order  # the players dealt in, seat order
+        self.sitting_out = sitting_out
+        self.button_index = button_index(order, seat_of, hand.button)
+        self.in_hand = set(order)
+        self.folded: set[str] = set()
+        self.all_in: set[str] = set()
+        self.contrib = contrib  # chips each player put in (antes, blinds, bets), before any return
+        self.dead = hand.carried
+        self.street = "pre"
+        self.round: BettingRound | None = None
+        self.rounds: dict[str, BettingRound] = {}
+        self.cards: dict[str, tuple[str, ...]] = {}
+        self.known_cards = hand.shows_all_cards  # the log shows every hand (a site's: only the hero's)
+        self.ranking = setup.ranking
+        self.deck_cards = setup.deck_cards
+        self.deck_order: list[str] | None = None
+        self.stub: list[str] | None = None  # remaining stub in order (when a Deck line or a reshuffle says)
+        self.used: set[str] = set()  # cards dealt or drawn so far (out of the stub)
+        self.discarded: dict[str, list[str]] = {}  # each player's discards so far
+        self.back_in_stub: set[str] = set()  # discards a reshuffle let back
+        self.draw_pending: dict[str, Discard] = {}
+        self.drew: set[str] = set()
+        self.returned_log: dict[str, int] = {}
+        self.returned_due: dict[str, int] = {}
+        self.collected: list[Collect] = []
+        self.shown: dict[str, Show] = {}
+        self.show_order: list[str] = []
+        self.mucked: set[str] = set()
+        self.scores: dict[str, int] = {}
+        self.summary: SummaryTotal | None = None
+        self.redeal_line = 0
+        self.won_by_fold: str | None = None
+        self.parole_state: str | None = None  # None, "offered", "accepted", "declined", "not-allowed"
+        self.parole_offerer: str | None = None
+        self.parole_answers: list[str] = []
+        self.parole_accepted = False  # someone accepted the open offer (the others still answer)
+        self.parole_open = False  # an offer waits for answers (parole_state "offered")
+        self.blind_all_in = False  # a blind was posted all-in (perhaps short of its full size)
+        self.min_bet = 1
+        self.posted: dict[str, list[Post]] = {}
+        self.last_line = hand.line
+        self.pre_bets: dict[str, int] = {}  # live blinds: each player's first-round bet before the action
+        self.last_actor: str | None = None
+        self.next_to_act: str | None = None
+        self.all_checked_first = False
+        self.uncalled_lines: list[Uncalled] = []
+        self.back_in_stub_drawn: set[str] = set()  # reshuffled cards already drawn again
+        self.stub_is_known_order = False
+        self.stub_unordered = 0  # stub-first: how many cards at the top of the stub are in an unknown order
+        self.drawn_after_reshuffle: set[str] = set()
+        self.shown_cards_all: set[str] = set()  # cards shown so far (site logs: hidden hands)
+        self.draw_closed = False
+        self.loose_cards = False  # some hand in ``cards`` holds a card that is not in ``used``
+        self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
+
+
+
+def button_index(order: list[str], seat_of: dict[str, int], button: int) -> int:
+    """Index in ``order`` of the button, or of the last dealt-in seat before it (dead button)."""
+    best = -1
+    for i in range(len(order)):
+        if seat_of[order[i]] <= button:
+            best = i
+    return best if best >= 0 else len(order) - 1
+
+
+# ------------------------------------------------------------------ findings
+def finding(st: HandState, rule: Rule, line: int, variant: str, params: Params = (), *, player: str | None = None,
+            expected: object = None, actual: object = None, street: str | None = None) -> Finding:
+    """A finding of this hand at ``line``: its message is ``finding.<RULE>.<variant>`` with ``params`` (see
+    ``audit.words``); ``street``: a street's key, else the current street."""
+    key = street or st.street
+    game = st.hand.game  # amounts in cents of its currency, or chips
+    return said_finding(rule, f"finding.{rule.value}.{variant}", params, st.hand.file, st.hand.hand_id, line,
+                        player=player, street=STREET_NAMES.get(key, key), expected=expected, actual=actual,
+                        session=st.session, unit=game.currency if game is not None else "")
+
+
+def note(st: HandState, found: Finding | None) -> None:
+    """Record what a judgement found (nothing when it found nothing)."""
+    if found is not None:
+        st.findings.append(found)
+
+
+def record(st: HandState, line: int, item: Item, legal: BetLegal | None = None) -> None:
+    """A step for ``explain``: the table after ``item`` (and ``legal``: what the betting rules allowed before
+    it). Nothing is built when no steps are wanted: this is on the hot path (callers test ``st.steps`` first)."""
+    steps = st.steps
+    if steps is None:
+        return
+    rnd = st.round
+    if rnd is not None:
+        bets = {p: b for p, b in rnd.bets.items() if b}
+    elif st.street in ("pre", "deal"):
+        bets = {p: b for p, b in st.pre_bets.items() if b}
+    else:
+        bets = {}
+    dead_of, dead = dead_money(st)
+    dead += st.dead
+    contributions: dict[str, int] = {}
+    for p, chips in st.contrib.items():
+        chips -= st.returned_log.get(p, 0) + dead_of.get(p, 0)
+        if chips:
+            contributions[p] = chips
+    collected = 0
+    for c in st.collected:
+        collected += c.amount
+    draw: DrawLegal | None = None
+    if type(item) is Discard or type(item) is StandPat:
+        prof = st.profile
+        draw = DrawLegal(st.cards.get(item.player), prof.draw_limit,
+                         prof.draw_limit + 1 if prof.draw_limit_ace else None)
+    steps.append(Step(line, st.street, item, dict(st.stack), bets, contributions, dead,
+                      tuple([p for p in st.order if p in st.folded]), pot_now(st) - collected, legal, draw))
+
+
+# ------------------------------------------------------------------ who is where
+def clockwise_from(st: HandState, index: int) -> list[str]:
+    """Dealt-in players clockwise starting at ``order[index]``."""
+    order = st.order
+    n = len(order)
+    if not n:
+        return []
+    index %= n
+    return order[index:] + order[:index]
+
+
+def left_of_button(st: HandState) -> list[str]:
+    """Dealt-in players clockwise from the button's left."""
+    return clockwise_from(st, st.button_index + 1)
+
+
+def first_able_from(st: HandState, index: int) -> str | None:
+    """The first player clockwise from ``order[index]`` who can still act."""
+    order = st.order
+    n = len(order)
+    for i in range(n):
+        p = order[(index + i) % n]
+        if p in st.in_hand and p not in st.folded and p not in st.all_in:
+            return p
+    return None
+
+
+def count_able(st: HandState) -> int:
+    """Players still in the hand and not all-in."""
+    n = 0
+    folded = st.folded
+    all_in = st.all_in
+    for p in st.order:
+        if p not in folded and p not in all_in:
+            n += 1
+    return n
+
+
+def pot_now(st: HandState) -> int:
+    """Chips in the middle: everything put in, the carried pot, less what came back uncalled."""
+    return sum(st.contrib.values()) + st.dead - sum(st.returned_log.values())
+
+
+# ------------------------------------------------------------------ forced bets
+def site_big_blind(st: HandState) -> int | None:
+    """Site logs: the big blind the header's stakes call for: the second amount in no and pot limit, the small
+    bet (the first amount) in fixed limit."""
+    game = st.hand.game
+    if game is None:
+        return None
+    return game.small if game.betting == "fixed-limit" else game.big
+
+
+def dead_part(st: HandState, post: Post) -> int:
+    """The part of a post that is dead money (pot, not a bet): a dead blind; of a site's ``posts small & big
+    blinds``, what is over the big blind (which plays live)."""
+    if post.kind == "dead":
+        return post.amount
+    if post.kind != "both":
+        return 0
+    stake = site_big_blind(st)
+    if stake is None or post.amount <= stake:
+        return 0
+    return post.amount - stake
+
+
+def dead_money(st: HandState) -> tuple[dict[str, int], int]:
+    """The dead blinds posted so far: each player's (they belong to no player's contribution level: they go to
+    the main pot), and their total."""
+    of: dict[str, int] = {}
+    total = 0
+    for p, posts in st.posted.items():
+        for x in posts:
+            part = dead_part(st, x)
+            if part:
+                of[p] = of.get(p, 0) + part
+                total += part
+    return of, total
+
+
+# ------------------------------------------------------------------ what is legal now: betting
+def betting(st: HandState) -> str:
+    """The betting structure in force: the profile's, or the log's header when the profile defers to it."""
+    if st.profile.betting == "log":
+        return st.hand.game.betting if st.hand.game is not None else "no-limit"
+    return st.profile.betting
+
+
+def to_call(st: HandState, player: str) -> int:
+    """Chips ``player`` must add to call now (0 outside a betting round)."""
+    rnd = st.round
+    return rnd.to_call(player) if rnd is not None else 0
+
+
+def min_raise_to(st: HandState) -> int:
+    """The smallest raise-to (or opening bet) that is not all-in now; fixed limit: the only one."""
+    rnd = st.round
+    return rnd.min_raise_to() if rnd is not None else 0
+
+
+def may_raise(st: HandState, player: str) -> bool:
+    """Whether the betting is open for ``player`` (see ``BettingRound.may_raise``)."""
+    rnd = st.round
+    return rnd is not None and rnd.may_raise(player)
+
+
+def max_raise_to(st: HandState, player: str) -> int:
+    """The largest raise-to ``player`` may make now: his stack, the pot (pot limit) or one bet (fixed limit)."""
+    rnd = st.round
+    assert rnd is not None
+    stack_total = rnd.bets.get(player, 0) + max(0, st.stack.get(player, 0))
+    structure = betting(st)
+    if structure == "pot-limit":
+        call = rnd.to_call(player)
+        pot_after_call = pot_now(st) + call
+        return min(stack_total, rnd.current + pot_after_call)
+    if structure == "fixed-limit":
+        return min(stack_total, rnd.full_to + rnd.full)
+    return stack_total
+
+
+def only_all_ins_left(st: HandState, rnd: BettingRound) -> bool:
+    """Whether the one player still able to act faces only all-in players whose bets he has matched: what he
+    added could not be called (a blind posted short all-in can leave him facing a bet nobody made)."""
+    able: str | None = None
+    folded = st.folded
+    all_in = st.all_in
+    for q in st.order:
+        if q not in folded and q not in all_in:
+            if able is not None:
+                return False
+            able = q
+    if able is None:
+        return True
+    mine = rnd.bets.get(able, 0)
+    for q in st.order:
+        if q != able and q not in folded and rnd.bets.get(q, 0) > mine:
+            return False
+    return True
+
+
+def expected_actor(st: HandState, after: str | None) -> str | None:
+    """Whose turn it is in the betting round: the next pending player after ``after`` (``None``: the round's
+    first to act)."""
+    rnd = st.round
+    if rnd is None or not rnd.pending:
+        return None
+    if after is None:
+        return st.next_to_act if st.next_to_act in rnd.pending else None
+    order = st.order
+    if after not in order:  # the last to act was not dealt in (judged on that line): no turn to expect
+        return None
+    idx = order.index(after) + 1
+    n = len(order)
+    pending = rnd.pending
+    for i in range(n):
+        p = order[(idx + i) % n]
+        if p in pending:
+            return p
+    return None
+
+
+# ------------------------------------------------------------------ what is legal now: the draw
+def next_to_draw(st: HandState) -> str | None:
+    """The first player in the draw order (left of the button, not folded) who has not drawn yet."""
+    order = st.order
+    n = len(order)
+    start = st.button_index + 1
+    folded = st.folded
+    drew = st.drew
+    for i in range(n):
+        q = order[(start + i) % n]
+        if q not in folded and q not in drew:
+            return q
+    return None
+
+
+def may_draw(st: HandState, player: str) -> bool:
+    """Whether ``player`` may draw now: in the draw, the hand not yet won, not folded, not drawn yet, his turn."""
+    return (st.street == "draw" and st.won_by_fold is None and player not in st.folded and player not in st.drew
+            and next_to_draw(st) in (None, player))
+
+
+def draw_limit(st: HandState, player: str, thrown: tuple[str, ...] | None) -> int:
+    """How many cards ``player`` may draw when throwing ``thrown`` (``None``: not shown); under ``3+ace`` one
+    more when the kept cards hold an ace or the joker (or his cards are not known)."""
+    prof = st.profile
+    limit = prof.draw_limit
+    if prof.draw_limit_ace:
+        hand = st.cards.get(player)
+        kept = [c for c in hand if thrown is None or c not in thrown] if hand else []
+        if hand is None or any(c[0] == "A" or c == "Jk" for c in kept):
+            limit += 1
+    return limit
+
+
+def stub_size(st: HandState) -> int:
+    """Cards left in the stub."""
+    if st.stub is not None:
+        return len(st.stub)
+    return len(st.deck_cards) - len(st.used) + len(st.back_in_stub)
+
+
+def remaining_stub_set(st: HandState) -> set[str]:
+    """The cards in the stub (order unknown unless ``st.stub`` is set)."""
+    if st.stub is not None:
+        return set(st.stub)
+    return set(st.deck_cards - st.used) | st.back_in_stub
+
+
+def gather(out: list[Finding] | None, found: Finding) -> list[Finding]:
+    """``out`` with ``found`` added (a judgement makes its list only when it finds something)."""
+    if out is None:
+        return [found]
+    out.append(found)
+    return out
+
+
+def gather_all(out: list[Finding] | None, found: list[Finding] | None) -> list[Finding] | None:
+    """``out`` with everything in ``found`` added."""
+    if not found:
+        return out
+    if out is None:
+        return found
+    out.extend(found)
+    return out
+
+
+def note_all(st: HandState, found: list[Finding] | None) -> None:
+    """Record everything a judgement found (``None``: nothing)."""
+    if found:
+        st.findings.extend(found)

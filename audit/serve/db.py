@@ -1,0 +1,473 @@
+"""The service's database: the store's tables (``audit ingest``'s), the service's own, and every query the
+routes make, each scoped to one club.
+
+The service's tables:
+
+- ``uploads``: one row per club and log: ``club``, ``sha256`` of the bytes, the ``name`` given, ``size``,
+  ``received_at``, the ``profile`` asked for, ``file_sha`` (the key of the log's rows in the store's tables),
+  ``wrote_rows`` (this upload audited the log; else its rows were there already), the counts the upload
+  answered, and ``content``: the bytes, to explain the log's hands later. The store keys a log by its SHA-256,
+  so two clubs that upload the same bytes share its rows; bytes uploaded under another profile than the one
+  their rows were audited under get rows of their own, keyed by ``sha256("<sha256> <profile>")``.
+- ``tokens``: ``token_id``, ``club``, ``token_hash`` (SHA-256 of the token; the token itself is never stored),
+  ``created_at``.
+
+A club sees the store's rows of its own uploads only. Club ``local`` (the machine's own user) also sees the logs
+``audit ingest`` stored, which belong to no upload. Reads run on a cursor per thread (a DuckDB cursor is a
+connection of its own to the one open database, with its own snapshot, so a read never waits for a write);
+writes are functions of a cursor that only the service's one writer thread runs (``audit.serve.writer``).
+A report sees the same: its tables and the analyst views over them (``finding_details``, ``hand_details``, …) are
+temporary views of the club's rows on the report's own cursor. This is the one module of the service that uses
+``audit.store``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from audit.errors import AuditError
+from audit.store.db import FileRows, Store
+from audit.store.ingest import FileBuilder, profile_label
+from audit.store.reports import Report, find_report, load_reports, report_params
+from audit.store.schema import SCHEMA, VIEWS, view_sql
+
+if TYPE_CHECKING:  # pragma: no cover
+    import duckdb
+
+LOCAL_CLUB = "local"
+"""The club of a service with no token defined (loopback clients only), and the owner of ``audit ingest``'s logs."""
+
+SERVICE_TABLES = (
+    "CREATE TABLE IF NOT EXISTS uploads (club VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, name VARCHAR NOT NULL, "
+    "size BIGINT NOT NULL, received_at TIMESTAMP NOT NULL, profile VARCHAR NOT NULL, file_sha VARCHAR NOT NULL, "
+    "wrote_rows BOOLEAN NOT NULL, hands INTEGER NOT NULL, violations INTEGER NOT NULL, warnings INTEGER NOT NULL, "
+    "errors INTEGER NOT NULL, content BLOB NOT NULL, PRIMARY KEY (club, sha256))",
+    "CREATE TABLE IF NOT EXISTS tokens (token_id VARCHAR PRIMARY KEY, club VARCHAR NOT NULL, "
+    "token_hash VARCHAR NOT NULL UNIQUE, created_at TIMESTAMP NOT NULL)",
+)
+
+def club_files(club: str, sha256: str | None = None) -> tuple[str, list[Any]]:
+    """SQL (and its parameters) for the logs ``club`` sees, or only the one with these bytes: its uploads, and for
+    club local also the logs ``audit ingest`` stored (no upload wrote their rows, and local has not uploaded
+    them itself). Columns: ``_UPLOAD_COLUMNS``."""
+    one_upload, one_file = ("AND u.sha256 = ?", "AND f.file_sha = ?") if sha256 is not None else ("", "")
+    uploads = ("SELECT u.file_sha, u.sha256, u.name, u.size, u.received_at, u.profile, u.hands, u.violations, "
+               f"u.warnings, u.errors, true AS uploaded FROM uploads u WHERE u.club = ? {one_upload}")
+    if club != LOCAL_CLUB:
+        return uploads, [club] + ([sha256] if sha256 is not None else [])
+    ingested = f"""
+        WITH picked AS (
+            SELECT * FROM files f
+            WHERE f.file_sha NOT IN (SELECT file_sha FROM uploads WHERE wrote_rows)
+              AND f.file_sha NOT IN (SELECT sha256 FROM uploads WHERE club = '{LOCAL_CLUB}') {one_file}),
+        counted AS (
+            SELECT file_sha, count(*) FILTER (WHERE severity = 'violation') AS violations,
+                   count(*) FILTER (WHERE severity = 'warning') AS warnings,
+                   count(*) FILTER (WHERE severity = 'error') AS errors
+            FROM findings WHERE file_sha IN (SELECT file_sha FROM picked) GROUP BY file_sha)
+        SELECT p.file_sha, p.file_sha AS sha256, p.path AS name, p.size, p.ingested_at AS received_at,
+               p.default_profile AS profile, p.hands, coalesce(c.violations, 0)::INTEGER,
+               coalesce(c.warnings, 0)::INTEGER, coalesce(c.errors, 0)::INTEGER, false AS uploaded
+        FROM picked p LEFT JOIN counted c USING (file_sha)"""
+    params: list[Any] = [club] + ([sha256, sha256] if sha256 is not None else [])
+    return f"{uploads} UNION ALL ({ingested})", params
+
+
+_UPLOAD_COLUMNS = ("file_sha", "sha256", "name", "size", "received_at", "profile", "hands", "violations",
+                   "warnings", "errors", "uploaded")
+_FINDING_COLUMNS = ("session", "hand_id", "rule", "severity", "player", "street", "line", "message", "expected",
+                    "actual", "msg_id", "params")
+
+
+# ---------------------------------------------------------------------------------------------- records
+@dataclass(frozen=True)
+class Outcome:
+    """What one uploaded log came to: ``stored``, ``duplicate`` (this club has the same bytes already) or
+    ``unreadable`` (with a ``message``; nothing stored)."""
+
+    name: str
+    sha256: str
+    status: str
+    hands: int = 0
+    violations: int = 0
+    warnings: int = 0
+    errors: int = 0
+    message: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "sha256": self.sha256, "status": self.status, "hands": self.hands,
+                "violations": self.violations, "warnings": self.warnings, "errors": self.errors,
+                "message": self.message}
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A log a club sees (``uploaded`` False: stored by ``audit ingest``, seen by club local)."""
+
+    file_sha: str
+    sha256: str
+    name: str
+    size: int
+    received_at: dt.datetime
+    profile: str
+    hands: int
+    violations: int
+    warnings: int
+    errors: int
+    uploaded: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "sha256": self.sha256, "size": self.size,
+                "received_at": self.received_at.isoformat(), "profile": self.profile, "hands": self.hands,
+                "violations": self.violations, "warnings": self.warnings, "errors": self.errors}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Before auditing an upload: the club's copy if it has one, else the key its rows go under and whether
+    they must be made (no log with that key is stored yet)."""
+
+    duplicate: Upload | None
+    key: str
+    needs_audit: bool
+
+
+@dataclass(frozen=True)
+class UploadWrite:
+    """One upload for the writer: its rows (``None`` when the plan found them stored already)."""
+
+    club: str
+    name: str
+    sha256: str
+    data: bytes
+    profile: str
+    key: str
+    rows: FileRows | None
+
+
+# ---------------------------------------------------------------------------------------------- the database
+class ServiceDB:
+    """The database the service holds open for its whole life (DuckDB lets one process use a file)."""
+
+    def __init__(self, path: str) -> None:
+        self.store = Store.open(path)  # AuditError, in plain words, when another program holds the file
+        self.path = path
+        self.con = self.store.con
+        try:
+            self.create_tables(self.con)
+            row = self.con.execute("SELECT current_database()").fetchone()
+            self.catalog = str(row[0]) if row else "main"
+            # Read once: `audit token` cannot change them while the service holds the database.
+            self.tokens: dict[str, str] = dict(self.con.execute("SELECT token_hash, club FROM tokens").fetchall())
+        except BaseException:
+            self.store.close()
+            raise
+        self._local = threading.local()
+        self._cursors: list[duckdb.DuckDBPyConnection] = []
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def create_tables(con: duckdb.DuckDBPyConnection) -> None:
+        """The service's tables, where missing (one transaction)."""
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for ddl in SERVICE_TABLES:
+                con.execute(ddl)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """This thread's read cursor (made on first use, closed with the database)."""
+        cur: duckdb.DuckDBPyConnection | None = getattr(self._local, "cursor", None)
+        if cur is None:
+            cur = self.new_cursor()
+            self._local.cursor = cur
+        return cur
+
+    def new_cursor(self) -> duckdb.DuckDBPyConnection:
+        """A cursor of its own (the writer's, or one for temporary views), closed with the database."""
+        with self._lock:
+            cur = self.con.cursor()
+            self._cursors.append(cur)
+            return cur
+
+    @contextmanager
+    def scratch_cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor for one request that makes temporary views (they die with it)."""
+        cur = self.con.cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+
+    def close(self) -> None:
+        """Close every cursor, write the changes into the file (checkpoint) and release it."""
+        with self._lock:
+            for cur in self._cursors:
+                try:
+                    cur.close()
+                except Exception:  # pragma: no cover - already closed with its thread
+                    pass
+            self._cursors.clear()
+        try:
+            self.con.execute("CHECKPOINT")
+        except Exception:  # pragma: no cover - a checkpoint also runs when the database is opened next
+            pass
+        self.store.close()
+
+    # ------------------------------------------------------------------------------------------ reads
+    def uploads(self, club: str) -> list[Upload]:
+        """The logs ``club`` sees, newest first."""
+        sql, params = club_files(club)
+        rows = self.cursor().execute(f"SELECT * FROM ({sql}) ORDER BY received_at DESC, name, sha256",
+                                     params).fetchall()
+        return [_upload(r) for r in rows]
+
+    def upload(self, club: str, sha256: str) -> Upload | None:
+        """The log of ``club`` with these bytes (``None``: none, or another club's)."""
+        if not _is_sha256(sha256):
+            return None
+        return find_upload(self.cursor(), club, sha256.lower())
+
+    def findings(self, upload: Upload) -> list[dict[str, Any]]:
+        """The findings of one log, in file order, as ``audit check --format json`` gives them (``file``: the
+        name the club gave it)."""
+        rows = self.cursor().execute(f"SELECT {', '.join(_FINDING_COLUMNS)} FROM findings WHERE file_sha = ? "
+                                     "ORDER BY seq", [upload.file_sha]).fetchall()
+        return [{"file": upload.name, **_finding(r)} for r in rows]
+
+    def recent_findings(self, club: str, limit: int) -> list[dict[str, Any]]:
+        """The club's findings, newest log first, at most ``limit``, each with its log's name and SHA-256."""
+        sql, params = club_files(club)
+        rows = self.cursor().execute(
+            f"SELECT c.name, c.sha256, {', '.join('f.' + c for c in _FINDING_COLUMNS)} "
+            f"FROM ({sql}) c JOIN findings f ON f.file_sha = c.file_sha "
+            "ORDER BY c.received_at DESC, c.name, f.seq LIMIT ?", params + [limit]).fetchall()
+        return [{"name": r[0], "sha256": r[1], **_finding(r[2:])} for r in rows]
+
+    def text(self, club: str, upload: Upload) -> bytes | None:
+        """The bytes of a club's log: kept with its upload; for a log of ``audit ingest``, the file it was read
+        from if that still holds the same bytes; else ``None``."""
+        if upload.uploaded:
+            rows = self.cursor().execute("SELECT content FROM uploads WHERE club = ? AND sha256 = ?",
+                                         [club, upload.sha256]).fetchall()
+            return bytes(rows[0][0]) if rows else None
+        try:
+            data = Path(upload.name).read_bytes()
+        except OSError:
+            return None
+        return data if hashlib.sha256(data).hexdigest() == upload.sha256 else None
+
+    def plan(self, club: str, sha256: str, profile: str) -> Plan:
+        """Where an upload's rows go: see ``Plan`` (two indexed look-ups when the bytes are new)."""
+        cur = self.cursor()
+        label = profile_label(profile, ())
+        derived = derived_key(sha256, label)
+        stored = dict(cur.execute("SELECT file_sha, default_profile FROM files WHERE file_sha IN (?, ?)",
+                                  [sha256, derived]).fetchall())
+        seen = find_upload(cur, club, sha256, sha256 in stored)
+        if seen is not None:
+            return Plan(seen, "", False)
+        key = sha256 if stored.get(sha256, label) == label else derived
+        return Plan(None, key, key not in stored)
+
+    def report(self, club: str, sql: str, params: dict[str, object]) -> Any:
+        """A report's SQL over the club's rows only, with its parameters (``$name``, bound by
+        ``report_arguments``): a ``pyarrow.Table``. On a cursor of its own, each table of the store is shadowed by
+        a temporary view of the club's rows (``file`` and ``path`` say the club's own name of the log), and the
+        analyst views are made again as temporary views over those, so a report that reads ``finding_details``
+        sees the club's rows only, as one that reads ``findings`` does."""
+        with self.scratch_cursor() as cur:
+            sql_files, files_params = club_files(club)
+            cur.execute(f"CREATE TEMP TABLE club_files AS SELECT file_sha, name FROM ({sql_files})", files_params)
+            for table, columns in SCHEMA.items():
+                present = {c for c, _ in columns}
+                renamed = "path" if table == "files" else "file" if "file" in present else None
+                replace = f" REPLACE (cf.name AS {renamed})" if renamed else ""
+                cur.execute(f'CREATE TEMP VIEW {table} AS SELECT t.*{replace} FROM "{self.catalog}".main.{table} t '
+                            "JOIN club_files cf ON cf.file_sha = t.file_sha")
+            for name in VIEWS:  # temporary views come first in name look-ups: these, not the database's
+                cur.execute(view_sql(name, temporary=True))
+            try:
+                return cur.sql(sql, params=params).to_arrow_table()
+            except Exception as exc:
+                raise AuditError(f"the report failed: {str(exc).splitlines()[0]}") from None
+
+    def club_of(self, token: str) -> str | None:
+        """The club of a presented token (``None``: no such token)."""
+        from audit.serve.tokens import TOKEN_PREFIX, token_hash
+
+        if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
+            return None
+        return self.tokens.get(token_hash(token))
+
+    def has_tokens(self) -> bool:
+        """Whether any token is defined (then every API request needs one)."""
+        return bool(self.tokens)
+
+
+def report_files() -> dict[str, Report]:
+    """The reports of ``reports/`` by name (``audit report --list``)."""
+    return load_reports()
+
+
+def report_named(name: str) -> Report | None:
+    """The report ``name`` (``None``: there is none)."""
+    try:
+        return find_report(name)
+    except AuditError:
+        return None
+
+
+def report_arguments(report: Report, given: dict[str, object]) -> dict[str, object]:
+    """Every parameter ``report`` takes, bound to its value in ``given`` (null when not given); ``AuditError``
+    for a parameter it does not take or a value of the wrong type (a date is YYYY-MM-DD), as ``audit report``."""
+    return report_params(report, given)
+
+
+def report_text(table: Any, fmt: str) -> str:
+    """A report's rows as ``audit report --format json`` (one array) or ``--format csv --escape-formulas``
+    writes them: a text that a spreadsheet would take for a formula (a player named ``=HYPERLINK(…)`` in an
+    uploaded log) is quoted."""
+    import io
+
+    from audit.store.formats import write_result
+
+    out = io.StringIO()
+    write_result(list(table.column_names), table, fmt, escape_formulas=fmt == "csv", out=out)
+    return out.getvalue()
+
+
+def derived_key(sha256: str, label: str) -> str:
+    """The key of a log's rows when rows of the same bytes audited under another profile are stored already (the
+    key is the log's SHA-256 otherwise, as ``audit ingest`` keys it)."""
+    return hashlib.sha256(f"{sha256} {label}".encode()).hexdigest()
+
+
+def parse_label(label: str) -> tuple[str, list[tuple[str, str]]]:
+    """``qdan (joker=wild, draw-limit=3)`` → ``("qdan", [("joker", "wild"), ("draw-limit", "3")])``: the profile
+    a log was stored under, as ``audit ingest`` labels it."""
+    m = re.fullmatch(r"(\S+) \((.*)\)", label)
+    if m is None:
+        return label, []
+    pairs = [part.split("=", 1) for part in m.group(2).split(", ")]
+    return m.group(1), [(k, v) for k, v in (p for p in pairs if len(p) == 2)]
+
+
+def _is_sha256(text: str) -> bool:
+    return re.fullmatch(r"[0-9a-fA-F]{64}", text) is not None
+
+
+def find_upload(cur: duckdb.DuckDBPyConnection, club: str, sha256: str, stored: bool = True) -> Upload | None:
+    """The log of ``club`` with these bytes, if it has one (indexed look-ups: every upload asks this).
+    ``stored`` False: the caller knows no rows are keyed by ``sha256`` (then it is no log of ``audit ingest``)."""
+    found = cur.execute(f"SELECT {', '.join(_UPLOAD_COLUMNS[:-1])}, true FROM uploads WHERE club = ? AND sha256 = ?",
+                        [club, sha256]).fetchall()
+    if found:
+        return _upload(found[0])
+    if club != LOCAL_CLUB or not stored:
+        return None
+    ingested = cur.execute("SELECT file_sha, file_sha, path, size, ingested_at, default_profile, hands FROM files "
+                           "WHERE file_sha = ?", [sha256]).fetchall()
+    if not ingested or cur.execute("SELECT 1 FROM uploads WHERE file_sha = ? AND wrote_rows LIMIT 1",
+                                   [sha256]).fetchall():
+        return None
+    severities = Counter(dict(cur.execute("SELECT severity, count(*) FROM findings WHERE file_sha = ? GROUP BY 1",
+                                          [sha256]).fetchall()))
+    return _upload((*ingested[0], severities["violation"], severities["warning"], severities["error"], False))
+
+
+def _finding(row: tuple[Any, ...]) -> dict[str, Any]:
+    """A row of ``_FINDING_COLUMNS`` with the keys of ``audit check --format json`` (``hand``, not ``hand_id``)."""
+    import json
+
+    values = dict(zip(_FINDING_COLUMNS, row))
+    values["hand"] = values.pop("hand_id")
+    values["params"] = json.loads(values["params"]) if values["params"] else {}
+    return values
+
+
+def _upload(row: tuple[Any, ...]) -> Upload:
+    values = dict(zip(_UPLOAD_COLUMNS, row))
+    return Upload(**values)
+
+
+# ---------------------------------------------------------------------------------------------- work off the loop
+def audit_upload(data: bytes, name: str, profile: str, key: str) -> FileRows:
+    """Audit one uploaded log into the rows of every table, keyed by ``key`` (a worker thread or process runs
+    this). ``AuditError`` when the bytes cannot be read as a log at all."""
+    from audit.pipeline import audit_bytes
+    from audit.profile import load_profile
+
+    builder = FileBuilder(key, name)
+    for audited in audit_bytes(data, load_profile(profile), name=name):
+        builder.add(audited)
+    return builder.finish(name, len(data), profile_label(profile, ()))
+
+
+def write_upload(cur: duckdb.DuckDBPyConnection, job: UploadWrite) -> Outcome:
+    """Store one upload in one transaction (the writer thread runs this): the log's rows unless stored already,
+    and the club's ``uploads`` row with the bytes. A club that has the bytes already gets ``duplicate``.
+
+    New rows go in without a look-up first (the writer is the service's bottleneck): the plan found none, and if
+    the same bytes went in since, their keys refuse the insert and the upload is stored again, looking first."""
+    import duckdb
+
+    if job.rows is not None:
+        try:
+            return _write(cur, job, look_first=False)
+        except duckdb.ConstraintException:
+            pass
+    return _write(cur, job, look_first=True)
+
+
+def _write(cur: duckdb.DuckDBPyConnection, job: UploadWrite, look_first: bool) -> Outcome:
+    store = Store(cur, "", False)
+    cur.execute("BEGIN TRANSACTION")
+    try:
+        stored = 0
+        if look_first:
+            mine, stored = cur.execute("SELECT (SELECT count(*) FROM uploads WHERE club = ? AND sha256 = ?), "
+                                       "(SELECT count(*) FROM files WHERE file_sha = ?)",
+                                       [job.club, job.sha256, job.key]).fetchall()[0]
+            seen = find_upload(cur, job.club, job.sha256, bool(stored)) if mine or stored else None
+            if seen is not None:
+                store.rollback()
+                return duplicate_outcome(seen, job.name)
+        if not stored:
+            if job.rows is None:
+                raise AuditError(f"internal: the rows of {job.name} were planned as stored but are not")
+            store.append_file(job.rows)
+            hands = job.rows.hands
+            table = job.rows.tables.get("findings")
+            counts = Counter(table.column("severity").to_pylist() if table is not None else [])
+        else:
+            hands = int(cur.execute("SELECT hands FROM files WHERE file_sha = ?", [job.key]).fetchall()[0][0])
+            counts = Counter(dict(cur.execute("SELECT severity, count(*) FROM findings WHERE file_sha = ? GROUP BY 1",
+                                              [job.key]).fetchall()))
+        received = dt.datetime.now().replace(microsecond=0)
+        cur.execute("INSERT INTO uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [job.club, job.sha256, job.name, len(job.data), received, job.profile, job.key, not stored, hands,
+                     counts["violation"], counts["warning"], counts["error"], job.data])
+        cur.execute("COMMIT")
+    except BaseException:
+        store.rollback()
+        raise
+    return Outcome(job.name, job.sha256, "stored", hands, counts["violation"], counts["warning"], counts["error"])
+
+
+def duplicate_outcome(upload: Upload, name: str) -> Outcome:
+    """The answer for bytes the club has already: its counts, nothing added."""
+    return Outcome(name, upload.sha256, "duplicate", upload.hands, upload.violations, upload.warnings,
+                   upload.errors)

@@ -1,0 +1,124 @@
+"""A stored log's hands explained, through ``audit.explain``: the dispute page of one hand (HTML), its JSON
+object, and the verdicts of every hand for the page that answers an upload.
+
+These run in the service's threads (an explanation replays the log as ``audit explain`` does, up to the hand
+asked for, since a hand's stacks follow from the session's earlier hands).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from audit.errors import InputError
+
+
+@dataclass
+class VerdictView:
+    """A verdict for the page: who owes whom, plain statements, or that nothing is owed; and why."""
+
+    title: str
+    hand: str | None = None
+    corrections: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    nothing: str = ""
+    reasons: list[dict[str, Any]] = field(default_factory=list)
+    bad: bool = False
+
+
+@dataclass
+class LogVerdicts:
+    """Every verdict of a log: the sessions', then each hand with something to say; the other hands by id."""
+
+    sessions: list[VerdictView] = field(default_factory=list)
+    hands: list[VerdictView] = field(default_factory=list)
+    clean: list[str] = field(default_factory=list)
+    more: int = 0  # hands with something to say beyond those shown
+
+
+def _profile(label: str) -> Any:
+    from audit.profile import load_profile
+    from audit.serve.db import parse_label
+
+    name, options = parse_label(label)
+    return load_profile(name).with_options(options)
+
+
+def _hand(data: bytes, name: str, label: str, hand: str) -> list[Any] | None:
+    """The explanation of the first hand with id ``hand`` (``None``: the log has none). The log is replayed only
+    up to that hand: the ones before it give its session's stacks."""
+    from audit.explain import explain_bytes
+
+    try:
+        return [next(iter(explain_bytes(data, _profile(label), hand, name)))]
+    except StopIteration:
+        return None
+    except InputError as exc:
+        if "no hand" in str(exc):
+            return None
+        raise
+
+
+def hand_page(data: bytes, name: str, label: str, hand: str, lang: str) -> str | None:
+    """The dispute page of ``hand`` (``None``: the log has no such hand)."""
+    from audit.explain import render_html
+
+    items = _hand(data, name, label, hand)
+    return render_html(items, lang, source=name) if items else None
+
+
+def hand_json(data: bytes, name: str, label: str, hand: str) -> dict[str, Any] | None:
+    """What ``audit explain --format json`` gives for ``hand`` (the first hand with that id), or ``None``."""
+    items = _hand(data, name, label, hand)
+    return items[0].as_dict() if items else None
+
+
+def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200) -> LogVerdicts:
+    """The verdict of every session and of each hand with a finding or a correction (at most ``most``)."""
+    from audit.explain import HandExplanation, correction_sentence, explain_bytes, settlement_notes
+    from audit.words import say
+
+    out = LogVerdicts()
+    for item in explain_bytes(data, _profile(label), None, name):
+        if isinstance(item, HandExplanation):
+            if not item.findings and not item.transfers:
+                out.clean.append(item.hand or "?")
+                continue
+            if len(out.hands) >= most:
+                out.more += 1
+                continue
+            notes = settlement_notes(item.settlement, lang, item.unit) if item.settlement is not None else []
+            view = VerdictView(say("serve.hand", lang, hand=item.hand or "?"), item.hand, notes=notes)
+        else:
+            hands = say("unit.hands", lang, n=len(item.hands))
+            view = VerdictView(say("serve.session", lang, name=item.name, hands=hands))
+        view.corrections = [correction_sentence(t, lang, item.unit) for t in item.transfers]
+        broken = any(r.finding.severity != "warning" or r.changes_chips for r in item.reasons)
+        view.bad = bool(view.corrections) or broken
+        if not view.corrections:
+            view.nothing = say("verdict.nothing_but" if broken else "verdict.nothing", lang)
+        view.reasons = [_reason(r, lang) for r in item.reasons]
+        (out.hands if isinstance(item, HandExplanation) else out.sessions).append(view)
+    return out
+
+
+def _reason(reason: Any, lang: str) -> dict[str, Any]:
+    from audit.explain.phrases import finding_sentence
+    from audit.words import rule_name
+
+    f = reason.finding
+    return {"sentence": finding_sentence(f, lang), "rule": f.rule, "name": rule_name(f.rule, lang),
+            "hand": f.hand, "line": f.line, "chips": reason.changes_chips, "bad": f.severity != "warning"}
+
+
+def finding_sentence(finding: dict[str, Any], lang: str) -> str:
+    """A stored finding (a row of ``findings``) as one sentence in ``lang``."""
+    from audit.check import finding_text
+    from audit.findings import Finding
+
+    params = finding.get("params") or {}
+    f = Finding(finding["rule"], finding["severity"], finding.get("file") or "", finding.get("hand"),
+                finding.get("player"), finding.get("street"), int(finding.get("line") or 0), finding.get("expected"),
+                finding.get("actual"), finding.get("message") or "", finding.get("session"), finding.get("msg_id"),
+                tuple(params.items()))
+    return finding_text(f, lang)
