@@ -469,3 +469,26 @@ def test_a_missing_parole_answer_is_shown_where_the_hand_moved_on() -> None:
                for s in h["steps"] if s["findings"]]
     assert flagged == [("collect", "Ana", [("PAROLE", "Carla")])]
     assert "declineed" not in json.dumps(h)
+
+
+def test_the_verdict_gives_its_reasons_and_a_knock_on_finding_names_its_cause() -> None:
+    demo = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "home-session-odd-chip-dispute.txt"
+    objects = run_json(demo)
+    hands = {o["hand"]: o for o in objects if o["kind"] == "hand"}
+    cause, knock_on = hands["387708"], hands["387709"]
+    [odd] = cause["reasons"]
+    assert (odd["rule"], odd["player"], odd["changes_chips"], odd["follows_from"]) == ("ODD_CHIP", "Маша", True, None)
+    assert cause["steps"][odd["step"]]["line"] == odd["line"] == 255  # the step where it happened
+    assert {(r["rule"], r["player"], r["follows_from"]) for r in knock_on["reasons"]} == {
+        ("STACK_CONTINUITY", "Маша", "387708"), ("STACK_CONTINUITY", "O'Neil", "387708")}
+    assert all(not h["reasons"] for hand, h in hands.items() if hand not in ("387708", "387709"))
+    [session] = [o for o in objects if o["kind"] == "session"]
+    assert [(r["hand"], r["rule"]) for r in session["reasons"]] == [
+        ("387708", "ODD_CHIP"), ("387709", "STACK_CONTINUITY"), ("387709", "STACK_CONTINUITY")]
+
+    text = CliRunner().invoke(main, ["explain", str(demo), "--format", "text"]).output
+    assert "This follows from hand #387708, where O'Neil's chips were paid wrong." in text
+    for lang, words in (("en", "This follows from hand #387708"), ("es", "Viene de la mano #387708")):
+        page = CliRunner().invoke(main, ["explain", str(demo), "--format", "html", "--lang", lang]).output
+        assert page.count(f'<a href="#hand-387708">{words}') == 4, lang  # under the session's and 387709's verdicts
+        assert f'href="#hand-387708-step-{odd["step"]}"' in page and f'id="hand-387708-step-{odd["step"]}"' in page

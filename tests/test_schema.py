@@ -406,6 +406,29 @@ def test_store_frame_gives_the_rows_of_audit_sql(db: Path, tmp_path: Path) -> No
             assert store.frame(name, profile="home-open").equals(pl.read_parquet(out)), name
 
 
+def test_the_frames_helpers_answer_from_a_store_or_a_path(db: Path) -> None:
+    import polars as pl
+
+    from audit import frames
+
+    helpers = {"violations-by-player": frames.violations_per_100_hands,
+               "rule-profile-week": frames.rule_profile_week, "misawarded-pots": frames.misawarded_pots}
+    with Store.open(db, read_only=True) as store:
+        for report, helper in helpers.items():
+            expected = store.frame(report, profile="home-open")
+            assert expected.height > 0, report
+            assert helper(store, profile="home-open").equals(expected), report
+            assert helper(db, profile="home-open").equals(expected), report  # a path: opened read-only for the call
+        long = store.frame("rule-profile-week")
+    wide = frames.rule_profile_week(db, wide=True)
+    assert wide.columns[:2] == ["rule", "profile"] and wide.height == long.select("rule", "profile").unique().height
+    weeks = wide.columns[2:]
+    assert weeks == sorted(weeks) and len(weeks) == long["week"].cast(pl.String).fill_null("no date").n_unique()
+    totals = long.group_by("rule", "profile").agg(pl.col("findings").sum().alias("all")).sort("rule", "profile")
+    summed = wide.select("rule", "profile", pl.sum_horizontal(weeks).alias("all"))
+    assert summed.equals(totals.with_columns(pl.col("all").cast(summed["all"].dtype)))
+
+
 def test_the_store_and_the_lake_import_no_click() -> None:
     import subprocess
     import sys
