@@ -50,8 +50,10 @@ def test_full_tilt_and_ongame_hands_audit_clean_under_the_site_profile() -> None
 SITE_FIXTURES = ROOT / "fixtures" / "site"
 SITE_CASES = cases_in(SITE_FIXTURES)
 # each decision of RULES.md's "Site logs" paragraph: its rule, and the betting structures its fixtures must cover
-SITE_RULES = {"BLIND_WRONG": ("nl", "pl", "fl"), "CARD_DUPLICATE": ("nl", "fl"), "RAISE_CAP": ("fl",),
+SITE_RULES = {"BLIND_WRONG": ("nl", "pl", "fl"), "CARD_DUPLICATE": ("nl", "pl", "fl"), "RAISE_CAP": ("fl",),
               "STUB_CARD": ("nl", "pl", "fl")}
+# the name's structure suffix, as a PokerStars header spells the game
+STRUCTURE_HEADERS = {"nl": "5 Card Draw No Limit", "pl": "5 Card Draw Pot Limit", "fl": "5 Card Draw Limit"}
 
 
 @pytest.mark.parametrize("case", SITE_CASES, ids=lambda p: p.stem)
@@ -63,8 +65,8 @@ def test_site_fixture(case: Path) -> None:
 
 
 def test_every_site_decision_has_hits_and_near_misses() -> None:
-    """``<RULE>-hit-…`` wants its rule found, ``<RULE>-miss-…`` bans it; every structure the decision covers has a
-    hit, and every decision a near miss."""
+    """``<RULE>-hit-…`` wants its rule found, ``<RULE>-miss-…`` bans it; every structure the decision covers has
+    both a hit and a near miss (``…-nl``, ``…-pl``, ``…-fl``)."""
     wrong, lacking = [], []
     for rule, structures in SITE_RULES.items():
         hits = [c for c in SITE_CASES if c.stem.startswith(f"{rule}-hit-")]
@@ -76,9 +78,14 @@ def test_every_site_decision_has_hits_and_near_misses() -> None:
             expect = expectation(case)
             if not expect.get("clean") or rule not in expect.get("must_not_include", []):
                 wrong.append(case.name)
-        lacking += [f"{rule}-hit-…-{s}" for s in structures if not any(c.stem.endswith(f"-{s}") for c in hits)]
-        if not misses:
-            lacking.append(f"{rule}-miss-…")
+        for case in hits + misses:
+            structure = case.stem.rsplit("-", 1)[1]
+            header = STRUCTURE_HEADERS.get(structure)
+            if header is None or header not in case.read_text(encoding="utf-8"):
+                wrong.append(f"{case.name} (not a {structure} hand)")
+        for kind, cases in (("hit", hits), ("miss", misses)):
+            lacking += [f"{rule}-{kind}-…-{s}" for s in structures
+                        if not any(c.stem.endswith(f"-{s}") for c in cases)]
     assert not wrong and not lacking, f"wrong expectations: {wrong}; missing: {lacking}"
 
 
