@@ -361,6 +361,18 @@ class TableParser:
                     break
         return values[-1]
 
+    def parse_hand(self, block: RawBlock, tokens: Iterator[tuple[str, re.Match[str], int]], builder: Any,
+                   out_of_place: Callable[[RawBlock, Misplaced], ParseFailure]) -> Hand | ParseFailure:
+        """A site dialect's block → its ``Hand`` (with the block's file and last line) or a ``ParseFailure``: a
+        line out of place as ``out_of_place`` words it, an unreadable line at its column."""
+        try:
+            hand = cast(Hand, self.parse(tokens, block.numbers, builder))
+        except Misplaced as misplaced:  # (one name per clause: the compiled code gives a name one type)
+            return out_of_place(block, misplaced)
+        except LineError as unreadable:
+            return failure(block, unreadable.line, unreadable.column, unreadable.what)
+        return hand._replace(file=block.file, end_line=block.end_line)
+
 
 def lines_of(text: str) -> Iterator[tuple[int, int, str]]:
     """``(line within the block, start offset, line)`` for each line of a block's text."""

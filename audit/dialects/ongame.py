@@ -372,11 +372,4 @@ def parse_hand(block: RawBlock) -> Hand | ParseFailure:
     if block.too_long:
         return too_long_failure(block)
     parser, patterns = _parser()
-    tokens = _LINE_KINDS.tokens(block.text(), patterns, _OPENS_SUMMARY, _game_of, SUPPORTED_GAME)
-    try:
-        hand: Hand = parser.parse(tokens, block.numbers, _Builder())  # type: ignore[assignment]
-    except Misplaced as misplaced:  # (one name per clause: the compiled code gives a name one type)
-        return _out_of_place(block, misplaced)
-    except LineError as unreadable:
-        return failure(block, unreadable.line, unreadable.column, unreadable.what)
-    return hand._replace(file=block.file, end_line=block.end_line)
+    return parser.parse_hand(block, _LINE_KINDS.tokens(block.text(), patterns, _OPENS_SUMMARY, _game_of, SUPPORTED_GAME), _Builder(), _out_of_place)

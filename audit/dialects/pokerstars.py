@@ -340,10 +340,4 @@ def parse_hand(block: RawBlock) -> Hand | ParseFailure:
     if not block.lines:
         return failure(block, 1, 1, "empty hand")
     parser, patterns = _parser()
-    try:
-        hand: Hand = parser.parse(_tokens(block.text(), patterns), block.numbers, _Builder())  # type: ignore[assignment]
-    except Misplaced as misplaced:  # (one name per clause: the compiled code gives a name one type)
-        return _out_of_place(block, misplaced)
-    except LineError as unreadable:
-        return failure(block, unreadable.line, unreadable.column, unreadable.what)
-    return hand._replace(file=block.file, end_line=block.end_line)
+    return parser.parse_hand(block, _tokens(block.text(), patterns), _Builder(), _out_of_place)
