@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from audit.model import Action, Dealt, Discard, Hand, Marker, Post, StandPat, Uncalled
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -42,3 +45,35 @@ def browser() -> Iterator[Any]:
             yield b
         finally:
             b.close()
+
+
+def chips_put_in(hand: Hand) -> int:
+    """A site hand's posts + calls + bets + raises (a raise to y adds y minus what the player already had in the
+    round), minus uncalled bets, worked out here from the model alone. A round ends at the first draw line after
+    it (or a draw marker)."""
+    put = 0
+    in_round: dict[str, int] = defaultdict(int)
+    drawing = False
+    for item in hand.body:
+        if type(item) in (Discard, StandPat) or (type(item) is Marker and item.street.startswith("draw")):
+            if not drawing:
+                drawing = True
+                in_round.clear()
+            continue
+        if type(item) is Dealt:
+            continue
+        drawing = False
+        if type(item) is Post:
+            put += item.amount
+            if item.kind in ("small", "big", "both"):
+                in_round[item.player] += item.amount
+        elif type(item) is Action:
+            if item.kind == "raise":
+                put += item.to - in_round[item.player]
+                in_round[item.player] = item.to
+            elif item.kind in ("call", "bet"):
+                put += item.amount
+                in_round[item.player] += item.amount
+        elif type(item) is Uncalled:
+            put -= item.amount
+    return put

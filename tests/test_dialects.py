@@ -7,7 +7,6 @@ import json
 import subprocess
 import sys
 import threading
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -15,11 +14,11 @@ import pytest
 from audit.dialects import registry
 from audit.dialects.dispatch import hand_parser, parse_block
 from audit.model import (
-    Action, Collect, Dealt, Discard, Hand, Marker, ParseFailure, Post, Show, StandPat, SummaryTotal, Uncalled,
+    Action, Collect, Dealt, Discard, Hand, ParseFailure, Post, Show, SummaryTotal, Uncalled,
 )
 from audit.read import block_kind, read_blocks, read_text_blocks
 from audit.resources import data_dir
-from conftest import AUDIT, FIXTURES, ROOT, SHARED
+from conftest import chips_put_in, AUDIT, FIXTURES, ROOT, SHARED
 from modeldump import dump_block
 
 REAL = SHARED / "real-hands"
@@ -113,37 +112,6 @@ def test_unreadable_lines_are_parse_errors_with_a_caret() -> None:
 
 
 # ---- the real logs ------------------------------------------------------------------------------------------
-
-def chips_put_in(hand: Hand) -> int:
-    """Posts + calls + bets + raises (a raise to y adds y minus what the player already had in the round), minus
-    uncalled bets, worked out here from the model alone. A round ends at the first draw line after it."""
-    put = 0
-    in_round: dict[str, int] = defaultdict(int)
-    drawing = False
-    for item in hand.body:
-        if type(item) in (Discard, StandPat) or (type(item) is Marker and item.street.startswith("draw")):
-            if not drawing:
-                drawing = True
-                in_round.clear()
-            continue
-        if type(item) is Dealt:
-            continue
-        drawing = False
-        if type(item) is Post:
-            put += item.amount
-            if item.kind in ("small", "big", "both"):
-                in_round[item.player] += item.amount
-        elif type(item) is Action:
-            if item.kind == "raise":
-                put += item.to - in_round[item.player]
-                in_round[item.player] = item.to
-            elif item.kind in ("call", "bet"):
-                put += item.amount
-                in_round[item.player] += item.amount
-        elif type(item) is Uncalled:
-            put -= item.amount
-    return put
-
 
 @pytest.mark.parametrize("folder, count", [("fulltilt", 3), ("ongame", 15)])
 def test_real_hands_parse_and_pots_reconcile(folder: str, count: int) -> None:

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 from audit.model import (
     Action, Collect, Dealt, Discard, Event, Game, Hand, Marker, Muck, ParseFailure, Post, Seat, Show, StandPat,
-    SummaryTotal, Uncalled,
+    SummaryTotal,
 )
 from audit.dialects.dispatch import parse_block
 from audit.read import RawBlock, read_blocks, read_text_blocks
 from audit.dialects.common import to_amount
 from audit.dialects.pokerstars import pokerstars_grammar
+from conftest import chips_put_in
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = Path("/work/shared/real-hands")
@@ -58,38 +58,6 @@ def by_id(hand_id: str) -> Hand:
     raise AssertionError(hand_id)
 
 
-def chips_put_in(hand: Hand) -> int:
-    """Posts + calls + bets + raises (a raise to y adds y minus what the player already had in the round),
-    minus uncalled bets. A betting round ends at the first draw line after it (or a draw marker)."""
-    put = 0
-    in_round: dict[str, int] = defaultdict(int)
-    drawing = False
-    for item in hand.body:
-        if type(item) in (Discard, StandPat) or (type(item) is Marker and item.street.startswith("draw")):
-            if not drawing:
-                drawing = True
-                in_round.clear()
-            continue
-        if type(item) is Dealt:
-            continue
-        drawing = False
-        if type(item) is Post:
-            assert item.kind in ("small", "big", "ante")
-            put += item.amount
-            if item.kind != "ante":
-                in_round[item.player] += item.amount
-        elif type(item) is Action:
-            if item.kind == "raise":
-                put += item.to - in_round[item.player]
-                in_round[item.player] = item.to
-            elif item.kind in ("call", "bet"):
-                put += item.amount
-                in_round[item.player] += item.amount
-        elif type(item) is Uncalled:
-            put -= item.amount
-    return put
-
-
 def summary_total(hand: Hand) -> SummaryTotal:
     totals = [i for i in hand.body if type(i) is SummaryTotal]
     assert len(totals) == 1
@@ -116,6 +84,7 @@ def test_every_real_hand_reconciles() -> None:
     for hand in stars_hands():
         total = summary_total(hand)
         collected = sum(i.amount for i in hand.body if type(i) is Collect)
+        assert {i.kind for i in hand.body if type(i) is Post} <= {"small", "big", "ante"}, hand.hand_id
         assert chips_put_in(hand) == total.total, hand.hand_id
         assert collected + total.rake == total.total, hand.hand_id
 
