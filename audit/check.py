@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from audit.findings import Finding
-from audit.pipeline import audit_file
+from audit.parallel import CHUNK_BYTES, CheckedFiles
 from audit.profile import Profile
 from audit.read import expand_paths
 from audit.rules import SEVERITY_RANK
@@ -14,36 +14,39 @@ from audit.words import finding_message, has, rule_what, say
 
 
 def check_paths(paths: list[str], profile: Profile, fmt: str, out: TextIO, lang: str = "en",
-                err: TextIO | None = None) -> int:
+                err: TextIO | None = None, jobs: int = 1, chunk_bytes: int = CHUNK_BYTES) -> int:
     """Audit ``paths`` and write findings to ``out`` (notes for the user to ``err``); returns the worst severity
     rank found (0: none).
 
     ``lang`` is the language of the text output (``en`` or ``es``); JSON always carries the English message.
+    ``jobs`` > 1 audits files, and long files in parts of whole sessions (about ``chunk_bytes`` each), in that
+    many worker processes; the output is the same.
     """
     files = expand_paths(paths)
     worst = 0
     hands = 0
     counts = {"error": 0, "violation": 0, "warning": 0}
     notices: list[str] = []
-    for file in files:
-        current_hand: str | None = None
-        for audited in audit_file(file, profile, notices=notices):
+    with CheckedFiles(files, profile, jobs, notices, chunk_bytes) as checked:
+        for _file, blocks in checked:
+            current_hand: str | None = None
+            for counted, findings in blocks:
+                if notices:
+                    _say(notices, err)
+                hands += counted
+                for f in findings:
+                    worst = max(worst, SEVERITY_RANK[f.severity])
+                    counts[f.severity] += 1
+                    if fmt == "json":
+                        out.write(json_line(f.as_dict()) + "\n")
+                    else:
+                        if f.hand != current_hand:
+                            current_hand = f.hand
+                            out.write("\n" + printable(f"{f.file}: {say('check.hand', lang, hand=f.hand or '-')}")
+                                      + "\n")
+                        out.write(_text_line(f, lang) + "\n")
             if notices:
                 _say(notices, err)
-            if audited.hand is not None or audited.failure is not None:
-                hands += 1
-            for f in audited.findings:
-                worst = max(worst, SEVERITY_RANK[f.severity])
-                counts[f.severity] += 1
-                if fmt == "json":
-                    out.write(json_line(f.as_dict()) + "\n")
-                else:
-                    if f.hand != current_hand:
-                        current_hand = f.hand
-                        out.write("\n" + printable(f"{f.file}: {say('check.hand', lang, hand=f.hand or '-')}") + "\n")
-                    out.write(_text_line(f, lang) + "\n")
-        if notices:
-            _say(notices, err)
     if fmt == "text":
         out.write("\n" + say("check.summary", lang, hands=say("unit.hands", lang, n=hands),
                              files=say("check.files", lang, n=len(files)),

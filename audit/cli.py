@@ -146,12 +146,17 @@ def main() -> None:
               show_default=True, help="Exit with status 1 when a finding of this severity or worse is found.")
 @click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True,
               help="Language of the text output; json keeps the English message and the rule id.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, metavar="N",
+              help="Worker processes auditing files, and long files a part at a time (default: one per core; "
+                   "1: all in this process). The output is the same.")
 def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, ...], fmt: str,
-          fail_on: str, lang: str) -> None:
+          fail_on: str, lang: str, jobs: int | None) -> None:
     """Replay every hand in PATHS and report every rule broken (nothing is written)."""
     from audit.check import check_paths
+    from audit.parallel import default_jobs
     profile = cli_profile(profile_name, options)
-    worst = check_paths(list(paths), profile, fmt, sys.stdout, lang, sys.stderr)
+    worst = check_paths(list(paths), profile, fmt, sys.stdout, lang, sys.stderr,
+                        jobs if jobs is not None else default_jobs())
     from audit.rules import SEVERITY_RANK
     if fail_on != "never" and worst >= SEVERITY_RANK[fail_on]:
         sys.exit(EXIT_FOUND)

@@ -87,14 +87,15 @@ def _starts_block(line: str, current: str) -> bool:
     return current != "preamble" and (line.startswith("Session:") or line.startswith("Profile:"))
 
 
-def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
-    """Cut decoded lines (without line ends) into blocks, keeping file line numbers."""
+def split_blocks(lines: Iterable[str], file: str, first_line: int = 1) -> Iterator[RawBlock]:
+    """Cut decoded lines (without line ends) into blocks, keeping file line numbers (the first line is
+    ``first_line``: a part of a file read on its own)."""
     block: RawBlock | None = None
     in_summary = False
     keeps: str | None = None
     kept: list[str] = []
     numbers: list[int] = []
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in enumerate(lines, start=first_line):
         line = raw.rstrip()
         if line and line[0] == "\ufeff":  # a byte-order mark inside the file: files joined with cat
             line = line.lstrip("\ufeff")
@@ -155,44 +156,44 @@ def _sniff_encoding(head: bytes, name: str) -> tuple[str, int]:
     return "utf-8", 0
 
 
-def _line_breaks(text: str) -> int:
-    """How many line ends (LF, CRLF or CR) ``text`` holds."""
-    return text.count("\n") + text.count("\r") - text.count("\r\n")
-
-
-def iter_lines(binary: BinaryIO, name: str) -> Iterator[str]:
+def iter_lines(binary: BinaryIO, name: str, encoding: str | None = None, first_line: int = 1) -> Iterator[str]:
     """Decode a binary stream into lines without line ends (LF, CRLF or CR), streaming.
 
     Memory does not grow with the file: it is decoded a chunk at a time, and a line that grows past
     ``MAX_LINE_CHARS`` is rejected before it is read any further (a file of one huge line is not read into memory).
+    Every line before the first problem (text that is not valid, a NUL byte, a line too long) is given before the
+    ``InputError`` that names it, wherever the chunks happen to end. ``encoding`` and ``first_line``: for a part of
+    a file that starts at a line further on (the encoding is then not sniffed from its first bytes).
     """
-    head = _read(binary, 4096, name)
-    encoding, skip = _sniff_encoding(head, name)
+    if encoding is None:
+        head = _read(binary, 4096, name)
+        encoding, skip = _sniff_encoding(head, name)
+        data = head[skip:] or _read(binary, _CHUNK_BYTES, name)
+    else:
+        data = _read(binary, _CHUNK_BYTES, name)
     decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
-    number = 0  # lines yielded so far
+    number = first_line - 1  # the file line of the last line yielded
     pending = ""  # the start of a line whose end has not been read yet
-    data = head[skip:] or _read(binary, _CHUNK_BYTES, name)
     while True:
         final = not data
+        problem = ""
         try:
             text = decoder.decode(data, final)
         except UnicodeDecodeError as exc:
-            good = exc.object[:exc.start].decode(encoding, "replace")
-            where = number + 1 + _line_breaks(pending + good)
-            raise InputError(f"{name}:{where}: the file is not valid {encoding} text ({exc.reason}); "
-                             "save it as UTF-8 and retry") from None
+            text = exc.object[:exc.start].decode(encoding, "replace")  # the valid text before it
+            problem = f"the file is not valid {encoding} text ({exc.reason}); save it as UTF-8 and retry"
         if pending:
             text = pending + text
         held = ""
         if "\r" in text:
-            if not final and text.endswith("\r"):
+            if not final and not problem and text.endswith("\r"):
                 text, held = text[:-1], "\r"  # may be the first half of a CRLF split across two chunks
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         if "\x00" in text:
-            where = number + 1 + text.count("\n", 0, text.index("\x00"))
-            raise InputError(f"{name}:{where}: this is not a text file (it holds binary data)")
+            text = text[:text.index("\x00")]
+            problem = "this is not a text file (it holds binary data)"
         lines = text.split("\n")
-        pending = lines.pop() + held
+        pending = lines.pop()
         for line in lines:
             number += 1
             if len(line) > MAX_LINE_CHARS:
@@ -200,6 +201,9 @@ def iter_lines(binary: BinaryIO, name: str) -> Iterator[str]:
             yield line
         if len(pending) > MAX_LINE_CHARS:
             raise _too_long(name, number + 1)
+        if problem:
+            raise InputError(f"{name}:{number + 1}: {problem}")
+        pending += held
         if final:
             break
         data = _read(binary, _CHUNK_BYTES, name)
@@ -230,6 +234,41 @@ def read_blocks(path: str | os.PathLike[str], display: str | None = None) -> Ite
     handle = open_input(str(path), name)
     with handle:
         yield from split_blocks(iter_lines(handle, name), name)
+
+
+class _RangeReader:
+    """At most ``size`` bytes of a file opened for reading, from where it stands."""
+
+    def __init__(self, raw: BinaryIO, size: int | None) -> None:
+        self.raw = raw
+        self.left = size
+
+    def read(self, size: int = -1) -> bytes:
+        if self.left is None:
+            return self.raw.read(size)
+        if size < 0 or size > self.left:
+            size = self.left
+        data = self.raw.read(size)
+        self.left -= len(data)
+        return data
+
+
+def read_part_blocks(path: str, display: str, start: int, end: int | None, first_line: int) -> Iterator[RawBlock]:
+    """Blocks of the bytes ``start`` to ``end`` (``None``: the file's end) of a UTF-8 file, ``start`` being the
+    first byte of the file line ``first_line``: one part of a long file, read as the whole file reads it there.
+    ``start`` 0 reads the file's first bytes as ``read_blocks`` does (its byte-order mark, binary data)."""
+    handle = open_input(path, display)
+    with handle:
+        if start == 0:
+            lines = iter_lines(cast(BinaryIO, _RangeReader(handle, end)), display)
+        else:
+            try:
+                handle.seek(start)
+            except OSError as exc:
+                raise InputError(f"{display}: cannot be read ({exc.strerror or exc})") from None
+            lines = iter_lines(cast(BinaryIO, _RangeReader(handle, None if end is None else end - start)), display,
+                               "utf-8", first_line)
+        yield from split_blocks(lines, display, first_line)
 
 
 def read_bytes_blocks(data: bytes, file: str = "<bytes>") -> Iterator[RawBlock]:
