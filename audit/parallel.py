@@ -18,6 +18,7 @@ error) stops it at the same place, after the same output. A worker that dies (th
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import re
@@ -340,6 +341,8 @@ class _Pool:
         self.procs: list[Any] = []
         self.conns: list[Any] = []
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited: ignored from the worker's first step
+        if fork:
+            gc.freeze()  # the collector of a worker then leaves the objects it shares with this process untouched
         try:
             for _ in range(workers):
                 mine, theirs = ctx.Pipe()
@@ -350,6 +353,8 @@ class _Pool:
                 self.conns.append(mine)
         finally:
             signal.signal(signal.SIGINT, previous)
+            if fork:
+                gc.unfreeze()
 
     def run(self, tasks: Iterator[Task], ahead: int) -> Iterator[tuple[Task, list[PartResult] | None]]:
         """Each task with its results, in plan order; ``None`` for a task the caller reads itself (``here``).

@@ -90,45 +90,53 @@ def _starts_block(line: str, current: str) -> bool:
 def split_blocks(lines: Iterable[str], file: str, first_line: int = 1) -> Iterator[RawBlock]:
     """Cut decoded lines (without line ends) into blocks, keeping file line numbers (the first line is
     ``first_line``: a part of a file read on its own)."""
+    return split_chunk_blocks((lines,), file, first_line)
+
+
+def split_chunk_blocks(chunks: Iterable[Iterable[str]], file: str, first_line: int = 1) -> Iterator[RawBlock]:
+    """``split_blocks`` of lines handed over a chunk at a time (``iter_line_chunks``)."""
     block: RawBlock | None = None
     in_summary = False
     keeps: str | None = None
     kept: list[str] = []
     numbers: list[int] = []
-    for number, raw in enumerate(lines, start=first_line):
-        line = raw.rstrip()
-        if line and line[0] == "\ufeff":  # a byte-order mark inside the file: files joined with cat
-            line = line.lstrip("\ufeff")
-        if not line:
-            if block is not None:
+    number = first_line - 1
+    for chunk in chunks:
+        for raw in chunk:
+            number += 1
+            line = raw.rstrip()
+            if line and line[0] == "\ufeff":  # a byte-order mark inside the file: files joined with cat
+                line = line.lstrip("\ufeff")
+            if not line:
+                if block is not None:
+                    yield block
+                    block = None
+                continue
+            # (characters compared by index: the compiled code compares code points, making no 1-character string)
+            stripped = line.lstrip() if line[0] == " " or line[0] == "\t" else line
+            if stripped[0] == "#":
+                continue
+            # only lines starting with one of these letters can open a block: skip the prefix tests otherwise
+            if block is not None and stripped[0] in _OPENER_CHARS and _starts_block(stripped, block.kind):
                 yield block
                 block = None
-            continue
-        # (characters compared by index: the compiled code compares code points, making no 1-character string)
-        stripped = line.lstrip() if line[0] == " " or line[0] == "\t" else line
-        if stripped[0] == "#":
-            continue
-        # only lines starting with one of these letters can open a block: skip the prefix tests otherwise
-        if block is not None and stripped[0] in _OPENER_CHARS and _starts_block(stripped, block.kind):
-            yield block
-            block = None
-        if block is None:
-            block = RawBlock(file, block_kind(stripped))
-            in_summary = False
-            keeps = _SUMMARY_KEEPS.get(block.kind)
-            kept = block.lines
-            numbers = block.numbers
-        if keeps is not None:
-            if in_summary:
-                if not stripped.startswith(keeps):
-                    continue  # free summary lines (one per seat, as sites print them) are allowed and ignored
-            elif stripped[0] == "*" and stripped.startswith("*** SUMMARY ***"):
-                in_summary = True
-        if len(kept) >= MAX_BLOCK_LINES:
-            block.too_long = True
-            continue
-        kept.append(stripped)
-        numbers.append(number)
+            if block is None:
+                block = RawBlock(file, block_kind(stripped))
+                in_summary = False
+                keeps = _SUMMARY_KEEPS.get(block.kind)
+                kept = block.lines
+                numbers = block.numbers
+            if keeps is not None:
+                if in_summary:
+                    if not stripped.startswith(keeps):
+                        continue  # free summary lines (one per seat, as sites print them) are allowed and ignored
+                elif stripped[0] == "*" and stripped.startswith("*** SUMMARY ***"):
+                    in_summary = True
+            if len(kept) >= MAX_BLOCK_LINES:
+                block.too_long = True
+                continue
+            kept.append(stripped)
+            numbers.append(number)
     if block is not None:
         yield block
 
@@ -157,7 +165,15 @@ def _sniff_encoding(head: bytes, name: str) -> tuple[str, int]:
 
 
 def iter_lines(binary: BinaryIO, name: str, encoding: str | None = None, first_line: int = 1) -> Iterator[str]:
-    """Decode a binary stream into lines without line ends (LF, CRLF or CR), streaming.
+    """Decode a binary stream into lines without line ends (LF, CRLF or CR), streaming (``iter_line_chunks``
+    one line at a time)."""
+    for chunk in iter_line_chunks(binary, name, encoding, first_line):
+        yield from chunk
+
+
+def iter_line_chunks(binary: BinaryIO, name: str, encoding: str | None = None,
+                     first_line: int = 1) -> Iterator[list[str]]:
+    """Decode a binary stream into lines without line ends (LF, CRLF or CR), streaming, a list of lines at a time.
 
     Memory does not grow with the file: it is decoded a chunk at a time, and a line that grows past
     ``MAX_LINE_CHARS`` is rejected before it is read any further (a file of one huge line is not read into memory).
@@ -194,11 +210,14 @@ def iter_lines(binary: BinaryIO, name: str, encoding: str | None = None, first_l
             problem = "this is not a text file (it holds binary data)"
         lines = text.split("\n")
         pending = lines.pop()
-        for line in lines:
-            number += 1
-            if len(line) > MAX_LINE_CHARS:
-                raise _too_long(name, number)
-            yield line
+        for i in range(len(lines)):
+            if len(lines[i]) > MAX_LINE_CHARS:
+                if i:
+                    yield lines[:i]
+                raise _too_long(name, number + i + 1)
+        if lines:
+            yield lines
+        number += len(lines)
         if len(pending) > MAX_LINE_CHARS:
             raise _too_long(name, number + 1)
         if problem:
@@ -208,7 +227,7 @@ def iter_lines(binary: BinaryIO, name: str, encoding: str | None = None, first_l
             break
         data = _read(binary, _CHUNK_BYTES, name)
     if pending:
-        yield pending
+        yield [pending]
 
 
 def _read(binary: BinaryIO, size: int, name: str) -> bytes:
@@ -229,11 +248,11 @@ def read_blocks(path: str | os.PathLike[str], display: str | None = None) -> Ite
     name = display or str(path)
     if str(path) == "-":
         import sys
-        yield from split_blocks(iter_lines(sys.stdin.buffer, "<stdin>"), "<stdin>")
+        yield from split_chunk_blocks(iter_line_chunks(sys.stdin.buffer, "<stdin>"), "<stdin>")
         return
     handle = open_input(str(path), name)
     with handle:
-        yield from split_blocks(iter_lines(handle, name), name)
+        yield from split_chunk_blocks(iter_line_chunks(handle, name), name)
 
 
 class _RangeReader:
@@ -260,21 +279,21 @@ def read_part_blocks(path: str, display: str, start: int, end: int | None, first
     handle = open_input(path, display)
     with handle:
         if start == 0:
-            lines = iter_lines(cast(BinaryIO, _RangeReader(handle, end)), display)
+            chunks = iter_line_chunks(cast(BinaryIO, _RangeReader(handle, end)), display)
         else:
             try:
                 handle.seek(start)
             except OSError as exc:
                 raise InputError(f"{display}: cannot be read ({exc.strerror or exc})") from None
-            lines = iter_lines(cast(BinaryIO, _RangeReader(handle, None if end is None else end - start)), display,
-                               "utf-8", first_line)
-        yield from split_blocks(lines, display, first_line)
+            chunks = iter_line_chunks(cast(BinaryIO, _RangeReader(handle, None if end is None else end - start)),
+                                      display, "utf-8", first_line)
+        yield from split_chunk_blocks(chunks, display, first_line)
 
 
 def read_bytes_blocks(data: bytes, file: str = "<bytes>") -> Iterator[RawBlock]:
     """Blocks of a log held in memory as bytes (an upload, a notebook): decoded exactly as a file is (BOM,
     UTF-16 with a BOM, CRLF; binary data and invalid UTF-8 raise ``InputError`` naming ``file``)."""
-    return split_blocks(iter_lines(io.BytesIO(data), file), file)
+    return split_chunk_blocks(iter_line_chunks(io.BytesIO(data), file), file)
 
 
 class _PipeReader:
