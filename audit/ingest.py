@@ -334,7 +334,8 @@ def audit_file_rows(job: IngestJob, progress: Callable[[int], None] | None = Non
 def run_job(job: IngestJob, spill_prefix: str | None = None) -> FileRows | FileFailure:
     """Worker entry point: a file's rows (written to Arrow stream files named ``spill_prefix…`` when given), or
     why it was skipped (never raises)."""
-    sink = _SpillSink(spill_prefix) if spill_prefix is not None else None
+    # a small file's rows go back over the pipe (a few files on disk per file would cost more than its audit)
+    sink = _SpillSink(spill_prefix) if spill_prefix is not None and job.size >= SMALL_FILE_BYTES else None
     try:
         rows = audit_file_rows(job, sink=sink)
         if sink is not None:
