@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 NATIVE := audit/_native_stamp.json
-NATIVE_SOURCES := $(wildcard audit/*.py audit/dialects/*.py audit/engine/*.py) hatch_build.py
+NATIVE_SOURCES := $(wildcard audit/*.py audit/dialects/*.py audit/engine/*.py audit/store/*.py) hatch_build.py
 
 .PHONY: test demo serve install native bench clean
 
@@ -49,4 +49,4 @@ bench: $(STAMP) $(NATIVE)
 	$(BIN)/python bench/parse.py
 
 clean:
-	rm -rf $(VENV) demo-out build audit/*.so audit/dialects/*.so audit/engine/*.so $(NATIVE)
+	rm -rf $(VENV) demo-out build audit/*.so audit/dialects/*.so audit/engine/*.so audit/store/*.so $(NATIVE)

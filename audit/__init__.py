@@ -7,6 +7,8 @@ The small public API, usable without the CLI (in a notebook), on a path, a strin
         print([(f.hand, f.rule, f.message) for f in audited.findings])
     for hand in read_hands("game.txt"):             # or read_hands(text=log), read_hands(data=upload)
         result = replay(hand, load_profile("home-open"))
+    with Store.open("club.duckdb", read_only=True) as store:   # what ``audit ingest`` stored
+        frame = store.frame("misawarded-pots")      # a report or SQL, as a polars DataFrame (audit.frames)
 
 Names are imported on first use, so ``audit check`` starts without loading what it does not need.
 """

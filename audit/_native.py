@@ -30,7 +30,7 @@ COMPILED = ("model", "findings", "cards", "pots", "read", "dialects.registry", "
             "dialects.house", "dialects.pokerstars", "dialects.fulltilt", "dialects.ongame", "dialects.dispatch",
             "engine.steps", "engine.state", "engine.allowed", "engine.clock", "engine.table", "engine.forced", "engine.deal", "engine.rounds",
             "engine.draw", "engine.parole", "engine.betting", "engine.showdown", "engine.result", "engine.settle",
-            "engine.streets", "engine.session", "pipeline", "check", "rows", "profile")
+            "engine.streets", "engine.session", "pipeline", "check", "store.rows", "profile")
 STAMP = "_native_stamp.json"
 HERE = Path(__file__).resolve().parent
 

@@ -195,6 +195,7 @@ class Game(NamedTuple):
     small: int  # the stakes, in cents: small blind / small bet
     big: int  # big blind / big bet
     currency: str  # "USD", "EUR", "" for play chips
+    time_zone: str = ""  # the zone the header names for its time ("ET", "CET", "GMT+0100"); "" when none
 
 
 class Hand(NamedTuple):

@@ -94,3 +94,9 @@ def json_line(value: Any) -> str:
     if not text.isprintable():
         text = text.translate(_JSON_HIDDEN)
     return text
+
+
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """``1 hand``, ``2,000 hands``: a count with its noun in the right number (English; ``audit.words`` for
+    text in other languages)."""
+    return f"{n:,} {singular if n == 1 else plural or singular + 's'}"

@@ -27,7 +27,7 @@ the summary prints the fewest times any profile met any value) and a wide spread
 ``--every-option`` audits each input under each profile with each value alone instead (409 audits an input,
 17 times the cost of the rotation: see the README's "Speed"); every combination of values is beyond counting.
 
-**Ingest (``--ingest``).** Each input goes once through the CLI's ingest path: ``audit.ingest.audit_file_rows``
+**Ingest (``--ingest``).** Each input goes once through the CLI's ingest path: ``audit.store.ingest.audit_file_rows``
 (read, parse, replay, session checks and the Arrow rows built for DuckDB) under a profile and one to three
 options taken from the same cycles (the profiles in turn), then ``Store.write_file`` into a real DuckDB
 database with one DuckDB thread (as ``audit ingest --workers N`` sets it): one database per worker in
@@ -433,7 +433,7 @@ class IngestSink:
 
     def put(self, data: bytes, profile: str, options: Options) -> None:
         """One input through the ingest path: its rows built, checked for engine stops, and written."""
-        from audit.ingest import IngestJob, audit_file_rows
+        from audit.store.ingest import IngestJob, audit_file_rows
 
         if self.since >= self.RESET_INPUTS or os.path.getsize(self.path) > self.RESET_BYTES:
             self.reset()

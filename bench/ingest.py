@@ -98,7 +98,7 @@ def build_corpus(folder: Path, hands: int, per_file: int, source: str, seed: int
 
 def run_once(corpus: Path, workers: int, db: Path) -> dict[str, float]:
     """One ingest in this process (called in a fresh process by ``main``); its figures as a dict."""
-    from audit.ingest import ingest
+    from audit.store.ingest import ingest
 
     start = time.perf_counter()
     summary = ingest([str(corpus)], str(db), workers=workers)

@@ -39,17 +39,21 @@ KINDS = {
 def run_once(kind: str, corpus: Path, out: Path) -> dict[str, object]:
     """One run in this process (called in a fresh process by ``main``); its figures."""
     err = io.StringIO()
+
+    def tell(kind: str, text: str) -> None:
+        err.write(f"{kind}: {text}\n")
+
     start = time.perf_counter()
     worker_peaks: list[float] = []
     if kind == "db-workers-2":
-        from audit.ingest import ingest
+        from audit.store.ingest import ingest
 
-        summary = ingest([str(corpus)], str(out), workers=2, err=err)
+        summary = ingest([str(corpus)], str(out), workers=2, tell=tell)
     else:
         from audit.lake.run import ingest_lake
 
         dask = "local:2" if kind == "lake-dask-local-2" else None
-        lake_summary = ingest_lake([str(corpus)], str(out), workers=2, dask=dask, err=err)
+        lake_summary = ingest_lake([str(corpus)], str(out), workers=2, dask=dask, tell=tell)
         worker_peaks = lake_summary.worker_peak_mb
         summary = lake_summary
     seconds = time.perf_counter() - start

@@ -1,23 +1,28 @@
 -- title: Chips misallocated per player
--- description: Per player, in hands with a pot paid wrong (POT_WINNER, POT_AMOUNT, ODD_CHIP, UNCALLED_BET): chips received over and under what the rules gave them.
--- Amounts are chips for house hands and cents of the currency for site hands (the unit column); on site hands
--- with a rake the pot's winner also shows the rake as received short.
+-- description: Per player and unit, in hands with a pot paid wrong (POT_WINNER, POT_AMOUNT, ODD_CHIP, UNCALLED_BET): chips received over and under what the rules gave them.
+-- param: from_date DATE the first day of play to count
+-- param: to_date DATE the last day of play to count
+-- param: profile VARCHAR only hands audited under this profile
+-- param: table_name VARCHAR only this table's hands
+-- Amounts are in each hand's unit: chips, or cents of a currency (USD cents); they are never added across units.
+-- On site hands with a rake the pot's winner also shows the rake as received short.
 WITH money AS (
-    SELECT hand_key,
-           list(DISTINCT rule ORDER BY rule) AS rules
+    SELECT hand_key, list(DISTINCT rule ORDER BY rule) AS rules
     FROM findings
     WHERE rule IN ('POT_WINNER', 'POT_AMOUNT', 'ODD_CHIP', 'UNCALLED_BET') AND hand_key IS NOT NULL
     GROUP BY hand_key
 ), wrong AS (
-    SELECT s.player,
-           CASE WHEN h.dialect = 'site' THEN coalesce(h.currency, 'play') || ' cents' ELSE 'chips' END AS unit,
-           s.hand_key,
-           s.received - s.should_receive AS diff,
+    SELECT p.player,
+           CASE WHEN p.unit = 'chips' THEN 'chips' ELSE p.unit || ' cents' END AS unit,
+           p.hand_key,
+           p.misallocated AS diff,
            m.rules
-    FROM seats AS s
+    FROM player_hands AS p
     JOIN money AS m USING (hand_key)
-    JOIN hands AS h ON h.hand_key = s.hand_key
-    WHERE s.received <> s.should_receive
+    WHERE p.misallocated <> 0 AND ($from_date IS NULL OR p.play_date >= CAST($from_date AS DATE))
+      AND ($to_date IS NULL OR p.play_date <= CAST($to_date AS DATE))
+      AND ($profile IS NULL OR p.profile = $profile)
+      AND ($table_name IS NULL OR p.table_name = $table_name)
 )
 SELECT player,
        unit,

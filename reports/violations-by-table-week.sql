@@ -1,21 +1,20 @@
 -- title: Violations by table and week
 -- description: Per table and week (Monday) of play: hands, violations, warnings and violations per 100 hands.
-WITH per_hand AS (
-    SELECT hand_key,
-           count(*) FILTER (WHERE severity = 'violation') AS violations,
-           count(*) FILTER (WHERE severity = 'warning')   AS warnings
-    FROM findings
-    WHERE hand_key IS NOT NULL
-    GROUP BY hand_key
-)
+-- param: from_date DATE the first day of play to count
+-- param: to_date DATE the last day of play to count
+-- param: profile VARCHAR only hands audited under this profile
+-- param: table_name VARCHAR only this table's hands
 SELECT h.table_name,
-       CAST(date_trunc('week', h.started_at) AS DATE)                         AS week,
+       h.week,
        count(*)                                                              AS hands,
-       coalesce(sum(ph.violations), 0)                                       AS violations,
-       coalesce(sum(ph.warnings), 0)                                         AS warnings,
-       count(*) FILTER (WHERE ph.violations > 0)                             AS hands_with_violations,
-       round(100.0 * coalesce(sum(ph.violations), 0) / count(*), 2)          AS violations_per_100_hands
-FROM hands AS h
-LEFT JOIN per_hand AS ph USING (hand_key)
-GROUP BY h.table_name, week
-ORDER BY week NULLS LAST, h.table_name;
+       sum(h.violations)                                                     AS violations,
+       sum(h.warnings)                                                       AS warnings,
+       count(*) FILTER (WHERE h.violations > 0)                              AS hands_with_violations,
+       round(100.0 * sum(h.violations) / count(*), 2)                        AS violations_per_100_hands
+FROM hand_details AS h
+WHERE h.audited AND ($from_date IS NULL OR h.play_date >= CAST($from_date AS DATE))
+  AND ($to_date IS NULL OR h.play_date <= CAST($to_date AS DATE))
+  AND ($profile IS NULL OR h.profile = $profile)
+  AND ($table_name IS NULL OR h.table_name = $table_name)
+GROUP BY h.table_name, h.week
+ORDER BY h.week NULLS LAST, h.table_name;

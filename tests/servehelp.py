@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from audit.store import SCHEMA
+from audit.store.schema import SCHEMA
 from conftest import AUDIT
 from test_store import check_whole_files
 

@@ -215,7 +215,7 @@ def test_they_ingest_beside_pokerstars_with_their_own_dialect(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     query = ("SELECT dialect, profile, count(*) AS n, sum(pot_total) AS pots FROM hands GROUP BY ALL "
              "ORDER BY dialect")
-    rows = subprocess.run([AUDIT, "sql", query, "--db", str(db), "--format", "json"], capture_output=True,
+    rows = subprocess.run([AUDIT, "sql", query, "--db", str(db), "--format", "jsonl"], capture_output=True,
                           text=True, timeout=120)
     assert rows.returncode == 0, rows.stderr
     got = [json.loads(line) for line in rows.stdout.splitlines()]

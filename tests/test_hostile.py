@@ -213,7 +213,7 @@ def test_hand_cut_in_the_middle_of_a_line_is_a_parse_error(tmp_path: Path) -> No
     assert rows[0]["line"] == text[:cut].count("\n") + 1
     assert "Tere: be" in str(rows[0]["message"])
     text_out = check(str(path))
-    assert text_out.exit_code == 1 and "1 hand checked in 1 file: 0 violations, 0 warnings, 1 errors" in text_out.stdout
+    assert text_out.exit_code == 1 and "1 hand checked in 1 file: 0 violations, 0 warnings, 1 error" in text_out.stdout
 
 
 def test_cut_hand_in_the_middle_of_a_file_does_not_stop_the_others(tmp_path: Path) -> None:

@@ -21,10 +21,11 @@ from click.testing import CliRunner
 from test_store import renumbered
 
 from audit.cli import main
-from audit.cli_store import load_reports
 from audit.lake.layout import MANIFEST, TEMP, open_lake
 from audit.lake.query import open_lake_store
-from audit.store import SCHEMA, Store
+from audit.store import Store
+from audit.store.reports import load_reports
+from audit.store.schema import SCHEMA
 from conftest import AUDIT, SHARED
 
 CASES = SHARED / "cases"
@@ -135,7 +136,7 @@ def test_every_report_gives_the_same_rows_over_the_lake(filled: tuple[Path, Path
     lake, db = filled
 
     def rows(*where: str) -> list[str]:
-        result = run("report", name, *where, "--format", "json")
+        result = run("report", name, *where, "--format", "jsonl")
         assert result.exit_code == 0, result.output
         lines = [json.loads(line) for line in result.output.splitlines()]
         return sorted(json.dumps({k: v for k, v in r.items() if k != "ingested_at"}, sort_keys=True) for r in lines)
@@ -143,6 +144,21 @@ def test_every_report_gives_the_same_rows_over_the_lake(filled: tuple[Path, Path
     over_db = rows("--db", str(db))
     assert over_db, f"the report {name} is empty on the shared cases: the comparison would prove nothing"
     assert rows("--lake", str(lake)) == over_db
+
+
+def test_every_analyst_view_gives_the_same_rows_over_the_lake(filled: tuple[Path, Path]) -> None:
+    from audit.store.schema import VIEWS
+
+    lake, db = filled
+
+    def view_rows(store: Store, view: str) -> list[str]:
+        return sorted(repr(r) for r in store.con.execute(f"SELECT * FROM {view}").fetchall())
+
+    with Store.open(db, read_only=True) as on_db, open_lake_store(str(lake)) as on_lake:
+        for view in VIEWS:
+            want = view_rows(on_db, view)
+            assert want, view
+            assert view_rows(on_lake, view) == want, view
 
 
 def test_from_lake_loads_the_same_rows_clock_included(filled: tuple[Path, Path], tmp_path: Path) -> None:
@@ -405,7 +421,7 @@ def test_an_empty_lake_answers_with_no_rows(tmp_path: Path) -> None:
     empty.mkdir()
     assert run("ingest", str(empty), "--lake", str(lake)).exit_code == 0
     result = run("sql", "SELECT count(*) AS n FROM hands", "--lake", str(lake), "--format", "json")
-    assert result.exit_code == 0 and json.loads(result.output) == {"n": 0}
+    assert result.exit_code == 0 and json.loads(result.output) == [{"n": 0}]
 
 
 def test_files_named_by_url_are_read_through_fsspec(tmp_path: Path) -> None:
@@ -483,13 +499,17 @@ def test_a_scheduler_that_does_not_answer(tmp_path: Path, monkeypatch: pytest.Mo
     assert not list((tmp_path / "lake").glob("*/*/*.parquet"))
 
 
-def test_progress_counts_files_hands_and_speed(tmp_path: Path) -> None:
-    import io
-
+def test_progress_counts_files_and_hands(tmp_path: Path) -> None:
     from audit.lake.run import ingest_lake
+    from audit.store.ingest import IngestProgress
 
-    err = io.StringIO()
-    summary = ingest_lake([str(CASES / "generated")], str(tmp_path / "lake"), progress=True, err=err)
-    last = err.getvalue().split("\r\033[K")[-2]
-    assert last.startswith(f"ingesting into the lake: {summary.ingested}/{summary.ingested} files, "
-                           f"{summary.hands:,} hands, ") and last.endswith(" hands/s")
+    seen: list[tuple[int, int, int]] = []
+
+    def progress(p: IngestProgress) -> None:
+        seen.append((p.done, p.files, p.hands))
+
+    summary = ingest_lake([str(CASES / "generated")], str(tmp_path / "lake"), progress=progress)
+    assert seen[0] == (0, summary.ingested, 0)
+    assert seen[-1] == (summary.ingested, summary.ingested, summary.hands + summary.parse_errors
+                        + summary.skipped_hands)
+    assert [done for done, _, _ in seen] == list(range(summary.ingested + 1))

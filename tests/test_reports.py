@@ -15,8 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from audit.cli import main
-from audit.cli_store import load_reports, render_table
-from audit.ingest import ingest
+from audit.store.formats import render_table
+from audit.store.ingest import ingest
+from audit.store.reports import load_reports
 from audit.resources import data_dir
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -42,6 +43,10 @@ COLUMNS = {
     "sessions": ["file", "session", "profile", "table_name", "hands", "players", "first_hand", "last_hand",
                  "violations", "standings_disagree"],
     "files": ["path", "size", "file_sha", "ingested_at", "default_profile", "hands", "parse_errors", "findings"],
+    "rule-profile-week": ["rule", "severity", "profile", "week", "findings", "hands", "hands_played",
+                          "findings_per_100_hands"],
+    "misawarded-pots": ["file", "hand_id", "session", "table_name", "started_at", "unit", "pot", "pot_amount",
+                        "winners", "collected", "should_have", "rules", "messages"],
 }
 
 
@@ -70,7 +75,7 @@ def query(db: Path, sql: str) -> list[tuple[Any, ...]]:
 
 
 def report_rows(db: Path, name: str) -> list[dict[str, Any]]:
-    result = run("report", name, "--db", str(db), "--format", "json")
+    result = run("report", name, "--db", str(db), "--format", "jsonl")
     assert result.exit_code == 0, result.output
     return [json.loads(line) for line in result.stdout.splitlines()]
 
@@ -95,7 +100,7 @@ def test_list_names_every_report_with_its_description() -> None:
     reports = load_reports()
     for line in lines:
         name = line.split()[0]
-        assert line.endswith(reports[name].description)
+        assert reports[name].description in line
 
 
 # ---------------------------------------------------------------------------------------------- every report
@@ -172,7 +177,9 @@ def test_formats(db: Path, tmp_path: Path) -> None:
     assert parsed[0] == ["rule", "n", "first"]
     assert [(r[0], int(r[1]), int(r[2])) for r in parsed[1:]] == expected
     as_json = run("sql", sql, "--db", str(db), "--format", "json")
-    assert [tuple(json.loads(line).values()) for line in as_json.stdout.splitlines()] == expected
+    assert [tuple(row.values()) for row in json.loads(as_json.stdout)] == expected
+    as_jsonl = run("sql", sql, "--db", str(db), "--format", "jsonl")
+    assert [tuple(json.loads(line).values()) for line in as_jsonl.stdout.splitlines()] == expected
     as_table = run("sql", sql, "--db", str(db))
     lines = as_table.stdout.splitlines()
     assert lines[0].split() == ["rule", "n", "first"] and lines[-1] == f"({len(expected)} rows)"
@@ -186,7 +193,7 @@ def test_formats(db: Path, tmp_path: Path) -> None:
 def test_json_turns_dates_and_lists_into_json(db: Path) -> None:
     result = run("sql", "SELECT started_at, ['a', 'b'] AS l, DATE '2026-01-02' AS d, 1.5::DECIMAL(4,2) AS x "
                         "FROM hands LIMIT 1", "--db", str(db), "--format", "json")
-    row = json.loads(result.stdout)
+    (row,) = json.loads(result.stdout)
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", row["started_at"])
     assert row["l"] == ["a", "b"] and row["d"] == "2026-01-02" and row["x"] == 1.5
 

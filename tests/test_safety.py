@@ -370,7 +370,7 @@ def test_workers_are_capped() -> None:
 
 
 def test_more_workers_than_cores_uses_the_cores(tmp_path: Path) -> None:
-    from audit.ingest import usable_workers
+    from audit.store.ingest import usable_workers
 
     cores = len(os.sched_getaffinity(0))
     assert usable_workers(64, 1000) == cores and usable_workers(64, 1) == 1
@@ -572,7 +572,7 @@ def test_a_generated_column_is_refused(tmp_path: Path) -> None:
 def test_no_extension_is_installed_or_loaded_and_settings_stay_locked(db: Path) -> None:
     settings = run("sql", "SELECT current_setting('autoinstall_known_extensions') AS i, "
                           "current_setting('autoload_known_extensions') AS l, "
-                          "current_setting('enable_external_access') AS e", "--db", str(db), "--format", "json")
+                          "current_setting('enable_external_access') AS e", "--db", str(db), "--format", "jsonl")
     assert json.loads(settings.stdout) == {"i": False, "l": False, "e": False}
     for query in ("PRAGMA enable_external_access", "SELECT * FROM read_csv('/etc/hostname')"):
         result = run("sql", query, "--db", str(db))
@@ -608,7 +608,7 @@ def test_escapes_in_names_reach_no_terminal(tmp_path: Path) -> None:
 def test_two_columns_of_one_name_stay_apart(db: Path) -> None:
     query = ("SELECT h.line, f.line FROM hands h JOIN findings f USING (hand_key) WHERE h.line <> f.line "
              "ORDER BY 1, 2 LIMIT 3")
-    rows = [json.loads(x) for x in run("sql", query, "--db", str(db), "--format", "json").stdout.splitlines()]
+    rows = [json.loads(x) for x in run("sql", query, "--db", str(db), "--format", "jsonl").stdout.splitlines()]
     assert rows and all(set(r) == {"line", "line_1"} and r["line"] != r["line_1"] for r in rows)
     csv = run("sql", query, "--db", str(db), "--format", "csv").stdout.splitlines()
     assert csv[0] == "line,line_1" and csv[1] == f"{rows[0]['line']},{rows[0]['line_1']}"
@@ -626,7 +626,9 @@ def strict_json(line: str) -> Any:
 def test_nan_and_infinity_are_never_written_into_json(db: Path, tmp_path: Path) -> None:
     result = run("sql", "SELECT 'nan'::DOUBLE AS a, 'inf'::DOUBLE AS b, ['-inf'::DOUBLE, 1.5] AS c, 2.5 AS d",
                  "--db", str(db), "--format", "json")
-    assert strict_json(result.stdout) == {"a": None, "b": None, "c": [None, 1.5], "d": 2.5}
+    assert strict_json(result.stdout) == [{"a": None, "b": None, "c": [None, 1.5], "d": 2.5}]
+    result = run("sql", "SELECT 'nan'::DOUBLE AS a, ['-inf'::DOUBLE, 1.5] AS c", "--db", str(db), "--format", "jsonl")
+    assert strict_json(result.stdout) == {"a": None, "c": [None, 1.5]}
     log = tmp_path / "took.txt"
     log.write_text(clean_hand().replace("Tere: bets 5", f"Tere: bets 5 (took 1{'0' * 400}s)") + "\n"
                    + clean_hand("4600").replace("Tere: bets 5", f"Tere: bets 5 (took {'9' * 100}.5s)"),

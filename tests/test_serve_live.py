@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from audit.store import ORDER_BY, SCHEMA
+from audit.store.schema import ORDER_BY, SCHEMA
 from conftest import AUDIT, SHARED
 from servehelp import LiveServer, check_whole, counts, rows
 

@@ -140,7 +140,7 @@ def test_side_pot_hand_fields() -> None:
     assert hand.line == 1 and hand.end_line == 36
     assert hand.started_at == "2011/07/04 21:56:59"
     assert hand.table == "Pulova" and hand.button == 3
-    assert hand.game == Game("5 Card Draw", "fixed-limit", 10, 20, "USD")
+    assert hand.game == Game("5 Card Draw", "fixed-limit", 10, 20, "USD", "WET")
     assert hand.seats[3] == Seat(6, 5, "Player4", 15)
     body = hand.body
     assert body[0] == Post(8, "Player3", "small", 5)
@@ -173,17 +173,17 @@ def test_names_with_spaces_and_cents() -> None:
     assert Event(192, "francois 712", "summary", "Seat 1: francois 712 mucked [Qh Qc Js Kc Kh]") in hand.body
     # pot limit: $18.10 -> 1810, "$1" -> 100, dates as written
     pl = by_id("49900000007")
-    assert pl.game == Game("5 Card Draw", "pot-limit", 50, 100, "USD")
+    assert pl.game == Game("5 Card Draw", "pot-limit", 50, 100, "USD", "PT")
     assert Post(7, "Player1", "big", 100) in pl.body
     assert Action(11, "Hero", "call", 250) in pl.body
     assert Collect(23, "Player2", 1810, "pot") in pl.body
     assert SummaryTotal(25, 1900, 90) in pl.body
     nl = by_id("49934100000")
-    assert nl.game == Game("5 Card Draw", "no-limit", 25, 50, "USD")
+    assert nl.game == Game("5 Card Draw", "no-limit", 25, 50, "USD", "PT")
     assert nl.started_at == "2010/09/20 20:50:00" and nl.table == "Table VI"
     assert nl.seats[4] == Seat(7, 5, "Hero", 2000)
     big = by_id("153148513639")  # "PokerStars Hand #", $30/$60
-    assert big.game == Game("5 Card Draw", "fixed-limit", 3000, 6000, "USD")
+    assert big.game == Game("5 Card Draw", "fixed-limit", 3000, 6000, "USD", "EET")
     assert big.started_at == "2016/05/11 10:23:37"
     assert Collect(22, "Hero", 47900, "pot") in big.body
     assert by_id("85872891589").started_at == "2012/09/08 9:27:48"  # no bracketed second time
@@ -307,7 +307,7 @@ def test_unreadable_line_in_five_card_draw(old: str, new: str, line: int, column
 def test_play_money_fixture() -> None:
     (hand,) = hands_of(FIXTURES / "play-money-sidepot.txt")
     assert isinstance(hand, Hand)
-    assert hand.game == Game("5 Card Draw", "pot-limit", 10, 20, "")
+    assert hand.game == Game("5 Card Draw", "pot-limit", 10, 20, "", "CET")
     assert hand.line == 4 and hand.table == "Synthetic I" and hand.button == 1
     assert [s.player for s in hand.seats] == ["Mr. T: the 2nd", "ana-b", "Zé Carlos", "late comer"]
     assert hand.seats[3].sitting_out and hand.seats[2].chips == 40
@@ -333,7 +333,7 @@ def test_single_lines() -> None:
                       "Dealt to a [] [2c 3c 4c 5c 7d]\n"
                       "a: bets €12 and is all-in\n")
     assert isinstance(hand, Hand)
-    assert hand.game == Game("5 Card Draw", "no-limit", 25, 50, "EUR")
+    assert hand.game == Game("5 Card Draw", "no-limit", 25, 50, "EUR", "CET")
     assert hand.seats[1] == Seat(4, 2, "b", 505, True)
     assert list(hand.body) == [
         Post(5, "a", "both", 75, True), Collect(6, "a", 150, "side-2"), Action(7, "b", "raise", 100, 150),

@@ -1,4 +1,4 @@
-"""``audit ingest`` and ``audit export``: the DuckDB store (audit.store, audit.ingest, audit.cli_store)."""
+"""``audit ingest`` and ``audit export``: the DuckDB store (audit.store.db, audit.store.ingest, audit.cli.store)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 from audit.cli import main
-from audit.ingest import IngestJob, audit_file_rows, parse_started_at
-from audit.store import ORDER_BY, SCHEMA, Store, hand_key
+from audit.store.ingest import IngestJob, audit_file_rows, parse_started_at
+from audit.store.db import Store
+from audit.store.schema import ORDER_BY, SCHEMA, hand_key
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CASES = SHARED / "cases"
@@ -114,7 +115,7 @@ def test_summary_line(tmp_path: Path) -> None:
     assert result.exit_code == 0
     lines = result.output.strip().splitlines()
     assert len(lines) == 1
-    assert re.match(r"5 files ingested: 5 hands, 1 findings, 0 unreadable hands in [\d.]+ s", lines[0]), lines
+    assert re.match(r"5 files ingested: 5 hands, 1 finding, 0 unreadable hands in [\d.]+ s", lines[0]), lines
 
 
 def test_interface_columns(cases_db: Path) -> None:
@@ -212,7 +213,7 @@ def test_unreadable_file_is_skipped_and_the_others_go_in(tmp_path: Path) -> None
     good = CASES / "edge" / "uncalled-bet-returned.txt"
     db = tmp_path / "x.duckdb"
     result = CliRunner().invoke(main, ["ingest", str(bad), str(good), "--db", str(db)])
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # a cron job sees it; the other file is stored
     assert "binary.txt" in result.stderr and "not a text file" in result.stderr
     assert "1 file ingested (1 skipped)" in result.stdout
     assert rows(db, "SELECT path FROM files") == [(str(good),)]

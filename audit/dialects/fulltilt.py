@@ -71,7 +71,7 @@ class _Builder:
         sign = small[0] if small[0] in CURRENCY_OF_SIGN else ""
         self.cents = bool(sign)
         game = Game(m.group("game"), _BETTING[m.group("betting")], amount_of(m, "small", self.cents, line),
-                    amount_of(m, "big", self.cents, line), CURRENCY_OF_SIGN.get(sign, ""))
+                    amount_of(m, "big", self.cents, line), CURRENCY_OF_SIGN.get(sign, ""), m.group("zone"))
         return line, m.group("id"), f"{m.group('date')} {m.group('time')}", game, m.group("table")
 
     def seat(self, m: re.Match[str], line: int) -> Seat:

@@ -96,6 +96,7 @@ class _Builder:
         self.round = RoundBets()
         self.drawing = False
         self.equal_blinds = False
+        self.zone = ""  # the time zone of the 'Start hand' line
         self.new_hand_lines: set[int] = set()
 
     # ---- the header ----
@@ -103,6 +104,7 @@ class _Builder:
         return line, m.group("id")
 
     def start(self, m: re.Match[str], line: int) -> str:
+        self.zone = m.group("zone")
         month = _MONTHS.get(m.group("month"), 0)
         return f"{m.group('year')}/{month:02d}/{int(m.group('day')):02d} {m.group('time')}"
 
@@ -112,7 +114,7 @@ class _Builder:
         self.cents = bool(sign)
         game = Game(_GAMES.get(m.group("game"), m.group("game")), _BETTING[m.group("betting")],
                     amount_of(m, "small", self.cents, line), amount_of(m, "big", self.cents, line),
-                    CURRENCY_OF_SIGN.get(sign, ""))
+                    CURRENCY_OF_SIGN.get(sign, ""), self.zone)
         self.equal_blinds = game.small == game.big and game.betting != "fixed-limit"
         return m.group("table"), game
 

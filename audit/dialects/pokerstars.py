@@ -89,7 +89,7 @@ class _Builder:
         self.cents = bool(sign or code)
         currency = code or CURRENCY_OF_SIGN.get(sign, "")
         game = Game(m.group("game"), _BETTING[m.group("betting")], amount_of(m, "small", self.cents, line),
-                    amount_of(m, "big", self.cents, line), currency)
+                    amount_of(m, "big", self.cents, line), currency, m.group("zone") or "")
         return line, m.group("id"), m.group("date"), game
 
     def table(self, m: re.Match[str], line: int) -> tuple[str, int]:

@@ -6,9 +6,9 @@ worker pool), read by DuckDB where it lies, and loadable into a database.
 - ``run``: ``ingest_lake``, the run: plan, send the files to Dask or the pool, count.
 - ``query``: ``open_lake_store``, a read-only ``Store`` whose views read the lake.
 - ``load``: ``load_lake``, a lake into a database (``--from-lake``).
-- ``cli``: the options ``ingest``, ``report`` and ``sql`` take.
 
-Nothing here imports Dask until ``--dask`` asks for it.
+The options ``ingest``, ``report`` and ``sql`` take are in ``audit.cli.lake``; nothing here imports click, nor
+Dask until ``--dask`` asks for it.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ __all__ = sorted(_HOMES)
 
 
 def __getattr__(name: str) -> Any:
-    """The public names, imported when first used (the CLI imports ``audit.lake.cli`` at start-up, and it must
-    stay light)."""
+    """The public names, imported when first used (``import audit.lake`` stays light)."""
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'audit.lake' has no attribute {name!r}")

@@ -7,8 +7,8 @@ A lake is a folder::
                                                  hex digits, a Hive partition that keeps folders small)
     DIR/_tmp/                                    files being written (never read; a killed run's are swept later)
 
-The tables and their columns are those of the database (``audit.store.SCHEMA``), in the same order and with the
-Arrow types ``audit ingest`` builds its rows in. An input file's rows count once ``files/part=<hh>/<sha>.parquet``
+The tables and their columns are those of the database (``audit.store.schema.SCHEMA``), in the same order and
+with the Arrow types ``audit ingest`` builds its rows in (``audit.store.schema.arrow_schema``). An input file's rows count once ``files/part=<hh>/<sha>.parquet``
 exists: it is renamed into place last, after the data files of every other table.
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import AuditError
-from audit.store import SCHEMA, SCHEMA_VERSION
+from audit.store.schema import SCHEMA, SCHEMA_VERSION
 
 MANIFEST = "audit-lake.json"
 """The file that marks a folder as a lake, at its top."""
@@ -47,16 +47,6 @@ _TEMP_FOLDER = re.compile(r"(?:[0-9a-f]{16}|fetched|run)-[\w]+")
 (a URL not hashed yet) or ``run`` (a run's copies of standard input), then a unique suffix."""
 _PART_FOLDER = re.compile(rf"{PARTITION}=[0-9a-f]{{2}}")
 _GLOB_CHARACTERS = set("*?[]{}")
-
-
-def arrow_schema(table: str) -> Any:
-    """The ``pyarrow.Schema`` of ``table``'s Parquet files: the columns of ``audit.store.SCHEMA`` with the Arrow
-    types the ingest builds its record batches in."""
-    import pyarrow as pa
-
-    from audit.ingest import _arrow_type
-
-    return pa.schema([(name, _arrow_type(typ)) for name, typ in SCHEMA[table]])
 
 
 def partition(sha256: str) -> str:

@@ -6,21 +6,21 @@ as they are (``ingested_at`` and ``audit_version`` too), a batch at a time.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from audit.errors import AuditError, Interrupted
-from audit.ingest import APPEND_ROWS, DUCKDB_MEMORY, IngestSummary
-from audit.lake.layout import COMMIT_TABLE, Lake, arrow_schema, open_lake
-from audit.store import DATA_TABLES, Store, check_db_name
-from audit.textout import printable
+from audit.lake.layout import COMMIT_TABLE, Lake, open_lake
+from audit.store.db import Store, check_db_name
+from audit.store.ingest import APPEND_ROWS, DUCKDB_MEMORY, IngestSummary, Tell
+from audit.store.schema import DATA_TABLES, arrow_schema
+from audit.textout import counted
 
 
-def load_lake(lake_dir: str, db: str, err: IO[str] | None = None, verbose: bool = False) -> IngestSummary:
-    """Load every input file complete in the lake ``lake_dir`` that the database ``db`` does not hold yet."""
-    err = err or sys.stderr
+def load_lake(lake_dir: str, db: str, tell: Tell | None = None) -> IngestSummary:
+    """Load every input file complete in the lake ``lake_dir`` that the database ``db`` does not hold yet (each
+    one ``tell``-ed as ``stored``, as ``audit.store.ingest.ingest`` does)."""
     start = time.perf_counter()
     check_db_name(db)
     lake = open_lake(lake_dir)
@@ -44,13 +44,12 @@ def load_lake(lake_dir: str, db: str, err: IO[str] | None = None, verbose: bool 
                 summary.hands += int(row["hands"])
                 summary.parse_errors += int(row["parse_errors"])
                 summary.findings += int(row["findings"])
-                if verbose:
-                    err.write(f"ingested {printable(str(row['path']))}: {row['hands']} hands, {row['findings']} "
-                              "findings\n")
-                    err.flush()
+                if tell is not None:
+                    tell("stored", f"ingested {row['path']}: {counted(int(row['hands']), 'hand')}, "
+                                   f"{counted(int(row['findings']), 'finding')}")
         except KeyboardInterrupt:
-            raise Interrupted(f"interrupted; {summary.ingested} file{'s' if summary.ingested != 1 else ''} loaded, "
-                              "each whole (the database holds only whole files)") from None
+            raise Interrupted(f"interrupted; {counted(summary.ingested, 'file')} loaded, each whole (the database "
+                              "holds only whole files)") from None
     summary.already += len(lake.committed & known)
     summary.seconds = time.perf_counter() - start
     return summary

@@ -1,6 +1,8 @@
 """Reading a lake: an in-memory DuckDB whose views, named and typed like the database's tables, read the lake's
-Parquet files where they lie (``read_parquet(…, hive_partitioning = true)``), so every report and query runs over
-a lake as over a database. Only the rows of complete input files are seen (their ``file_sha`` is in ``files``).
+Parquet files where they lie (``read_parquet(…, hive_partitioning = true)``), with the database's analyst views
+(``audit.store.schema.VIEWS``: ``finding_details``, ``hand_details``, …) over them, so every report and query
+runs over a lake as over a database. Only the rows of complete input files are seen (their ``file_sha`` is in
+``files``).
 
 DuckDB may read the lake's folder and nothing else (``allowed_directories``, external access off, settings locked
 before the first query).
@@ -14,14 +16,15 @@ from typing import Any
 from audit.errors import AuditError
 from audit.lake.layout import COMMIT_TABLE, PARTITION, Lake, open_lake
 from audit.outfile import same_file
-from audit.store import SCHEMA, Store
+from audit.store.db import Store
+from audit.store.schema import SCHEMA, VIEWS, view_sql
 
 
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def view_sql(lake: Lake, table: str) -> str:
+def table_view_sql(lake: Lake, table: str) -> str:
     """``CREATE VIEW <table>`` over the lake: the table's columns, in order, with the database's types."""
     columns = ", ".join(f"CAST({name} AS {typ}) AS {name}" for name, typ in SCHEMA[table])
     if not lake.has_files(table):
@@ -34,7 +37,7 @@ def view_sql(lake: Lake, table: str) -> str:
 
 
 def connect(lake: Lake, threads: int | None = None) -> Any:
-    """A DuckDB connection that may read ``lake``'s folder only, with a view per table."""
+    """A DuckDB connection that may read ``lake``'s folder only, with a view per table and the analyst views."""
     import duckdb
 
     config: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
@@ -47,7 +50,9 @@ def connect(lake: Lake, threads: int | None = None) -> Any:
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
         for table in SCHEMA:
-            con.execute(view_sql(lake, table))
+            con.execute(table_view_sql(lake, table))
+        for name in VIEWS:  # the analyst views, over the lake's tables as over a database's
+            con.execute(view_sql(name))
     except duckdb.Error as exc:
         con.close()
         text = str(exc).strip().splitlines()

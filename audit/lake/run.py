@@ -19,15 +19,17 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import IO, Any
+from typing import Any
 
 from audit.errors import AuditError, Interrupted
-from audit.ingest import FileFailure, IngestJob, IngestSummary, WorkerDied, plan_jobs, usable_workers
 from audit.lake.layout import Lake, open_lake, sweep_stale_temp
 from audit.lake.write import LakeWriter, Outcome, is_url
-from audit.textout import printable
+from audit.store.ingest import (
+    FileFailure, IngestJob, IngestProgress, IngestSummary, Tell, WorkerDied, WorkerPool, plan_jobs, usable_workers,
+)
+from audit.textout import counted, printable
 
 DASK_INSTALL = "pip install 'audit[dask]'"
 CONNECT_SECONDS = 20
@@ -85,17 +87,18 @@ def _require_dask() -> Any:
 
 def ingest_lake(paths: list[str], lake_dir: str, profile: str = "home-open",
                 options: tuple[tuple[str, str], ...] = (), workers: int = 1, dask: str | None = None,
-                progress: bool = False, err: IO[str] | None = None, verbose: bool = False) -> LakeSummary:
+                progress: Callable[[IngestProgress], None] | None = None, tell: Tell | None = None) -> LakeSummary:
     """Audit ``paths`` into the lake ``lake_dir`` (created when missing or empty); returns what was done.
 
     ``dask``: a scheduler's address or ``local[:N]``; without it, ``workers`` processes of the ingest's own pool.
     The same refusals as ``audit ingest`` stop the run before anything is written: a bad profile or option, a
-    missing path, a folder that is not a lake. A file that cannot be read is reported on ``err`` and skipped.
+    missing path, a folder that is not a lake. A file that cannot be read is ``tell``-ed and skipped, as
+    ``audit.store.ingest.ingest`` does; ``progress`` is called as each file completes.
     """
     from audit.profile import load_profile
     from audit.read import expand_paths
 
-    err = err or sys.stderr
+    tell = tell or _silent
     start = time.perf_counter()
     load_profile(profile).with_options(list(options))
     target = dask_target(dask) if dask is not None else None
@@ -112,19 +115,23 @@ def ingest_lake(paths: list[str], lake_dir: str, profile: str = "home-open",
         jobs = [replace(job, source=job.source or os.path.abspath(job.path)) for job in jobs]
         jobs += [IngestJob(url, profile, options) for url in urls]
         for failure in summary.failed:
-            err.write(f"audit: skipped {printable(failure.message)}\n")
+            tell("skipped", failure.message)
         writer = LakeWriter(str(lake.root))
         if not jobs:
             results: Iterator[tuple[IngestJob, Outcome]] = iter(())
         elif target is not None:
-            results = _on_dask(target, jobs, writer, summary, err)
+            results = _on_dask(target, jobs, writer, summary, tell)
         else:
-            results = _on_pool(jobs, writer, workers, str(scratch), err)
-        _collect(results, summary, len(jobs), progress, err, verbose)
+            results = _on_pool(jobs, writer, workers, str(scratch), tell)
+        _collect(results, summary, jobs, progress, tell)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _silent(kind: str, text: str) -> None:
+    pass
 
 
 def expand_urls(urls: list[str]) -> list[str]:
@@ -161,19 +168,16 @@ def _refuse_inputs_in_lake(lake: Lake, files: list[str]) -> None:
 
 # ---------------------------------------------------------------------------------------------- executors
 def _on_pool(jobs: list[IngestJob], writer: LakeWriter, workers: int, scratch: str,
-             err: IO[str]) -> Iterator[tuple[IngestJob, Outcome]]:
+             tell: Tell) -> Iterator[tuple[IngestJob, Outcome]]:
     """The ingest's own worker pool (or this process, for one worker)."""
-    from audit.ingest import _Pool
-
     count = usable_workers(workers, len(jobs))
     if count < workers and len(jobs) > count:
-        err.write(f"audit: note: using {count} worker{'s' if count != 1 else ''} (one per core this machine gives "
-                  "the ingest)\n")
+        tell("note", f"using {counted(count, 'worker')} (one per core this machine gives the ingest)")
     if count <= 1:
         for job in jobs:
             yield job, writer(job)
         return
-    pool: _Pool[Outcome] = _Pool(count, writer)
+    pool: WorkerPool[Outcome] = WorkerPool(count, writer)
     try:
         yield from pool.run(jobs, scratch, ahead=2 * count)
     finally:
@@ -181,7 +185,7 @@ def _on_pool(jobs: list[IngestJob], writer: LakeWriter, workers: int, scratch: s
 
 
 def _on_dask(target: DaskTarget, jobs: list[IngestJob], writer: LakeWriter, summary: LakeSummary,
-             err: IO[str]) -> Iterator[tuple[IngestJob, Outcome]]:
+             tell: Tell) -> Iterator[tuple[IngestJob, Outcome]]:
     """A Dask cluster: one task per file, results as they come."""
     distributed = _require_dask()
     from distributed import KilledWorker
@@ -190,8 +194,7 @@ def _on_dask(target: DaskTarget, jobs: list[IngestJob], writer: LakeWriter, summ
     if target.local:
         count = usable_workers(target.workers or 64, len(jobs))
         if target.workers and count < target.workers and len(jobs) > count:
-            err.write(f"audit: note: using {count} worker{'s' if count != 1 else ''} (one per core this machine "
-                      "gives the ingest)\n")
+            tell("note", f"using {counted(count, 'worker')} (one per core this machine gives the ingest)")
         # The workers ignore Ctrl-C, as the pool's do (a process started while SIGINT is ignored keeps ignoring
         # it): this process stops them, and none prints a traceback of its own.
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -256,62 +259,21 @@ def _peak_mb() -> float:
 
 
 # ---------------------------------------------------------------------------------------------- the run
-class _Progress:
-    """One line on a terminal, rewritten as files complete: files, hands, hands/s."""
-
-    def __init__(self, total: int, err: IO[str]) -> None:
-        self.total = total
-        self.err = err
-        self.start = time.perf_counter()
-        self.done = 0
-        self.hands = 0
-
-    def update(self, hands: int) -> None:
-        self.done += 1
-        self.hands += hands
-        seconds = time.perf_counter() - self.start
-        rate = f", {self.hands / seconds:,.0f} hands/s" if seconds > 0 else ""
-        self.err.write(f"\r\033[Kingesting into the lake: {self.done}/{self.total} files, {self.hands:,} hands{rate}")
-        self.err.flush()
-
-    def clear(self) -> None:
-        self.err.write("\r\033[K")
-
-
-def _collect(results: Iterator[tuple[IngestJob, Outcome]], summary: LakeSummary, total: int, progress: bool,
-             err: IO[str], verbose: bool) -> None:
-    bar = _Progress(total, err) if progress and total else None
-
-    def say(text: str) -> None:
-        if bar is not None:
-            bar.clear()
-        err.write(text + "\n")
-        err.flush()
-
+def _collect(results: Iterator[tuple[IngestJob, Outcome]], summary: LakeSummary, jobs: list[IngestJob],
+             progress: Callable[[IngestProgress], None] | None, tell: Tell) -> None:
+    """Count what became of each file as it completes (in whatever order the workers finish them)."""
+    state = IngestProgress(len(jobs), bytes_total=sum(j.size for j in jobs))
+    if progress is not None and jobs:
+        progress(state)
     try:
         for job, out in results:
-            if out is None:
-                summary.already += 1
-            elif isinstance(out, FileFailure):
-                if out.fatal:
-                    raise AuditError(f"{out.message}; every file complete in the lake is whole, and running the "
-                                     "same command again adds the rest")
-                summary.failed.append(out)
-                msg = out.message if not out.internal else (f"{out.path}: an internal error (please report it): "
-                                                            f"{out.message}")
-                say(f"audit: skipped {printable(msg)}")
-            else:
-                for note in out.notices:
-                    say(f"audit: note: {printable(note)}")
-                summary.ingested += 1
-                summary.hands += out.hands
-                summary.parse_errors += out.parse_errors
-                summary.findings += out.findings
-                summary.skipped_hands += out.skipped_hands
-                if verbose:
-                    say(f"ingested {printable(out.path)}: {out.hands} hands, {out.findings} findings")
-            if bar is not None:
-                bar.update(_hands(out))
+            summary.add(out, tell, "every file complete in the lake is whole, and running the same command again "
+                                   "adds the rest")
+            if progress is not None:
+                state.done += 1
+                state.bytes_done += job.size
+                state.hands += _hands(out)
+                progress(state)
     except WorkerDied as exc:
         raise AuditError(f"{exc} (every file complete in the lake is whole; running the same command again adds "
                          "the rest)") from None
@@ -322,9 +284,8 @@ def _collect(results: Iterator[tuple[IngestJob, Outcome]], summary: LakeSummary,
         close = getattr(results, "close", None)
         if close is not None:
             close()  # a Dask cluster or worker pool stops now, not when the traceback is freed
-        if bar is not None:
-            bar.clear()
 
 
 def _hands(out: Outcome) -> int:
-    return out.hands if out is not None and not isinstance(out, FileFailure) else 0
+    return out.hands + out.parse_errors + out.skipped_hands if out is not None and not isinstance(out, FileFailure) \
+        else 0

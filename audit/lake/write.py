@@ -1,5 +1,5 @@
 """One input file into the lake, on whichever process or machine runs it: read, audited and turned into rows
-exactly as ``audit ingest`` does (``audit.ingest.audit_file_rows``), each table's rows streamed to a Parquet file
+exactly as ``audit ingest`` does (``audit.store.ingest.audit_file_rows``), each table's rows streamed to a Parquet file
 in the lake's ``_tmp`` folder, then every file renamed into place, ``files`` last.
 
 A worker killed at any point leaves either nothing visible (its files are still under ``_tmp``) or whole Parquet
@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import AuditError
-from audit.ingest import FileFailure, IngestJob, audit_file_rows, spool
-from audit.lake.layout import COMMIT_TABLE, Lake, arrow_schema
-from audit.store import DATA_TABLES, FileRows
+from audit.lake.layout import COMMIT_TABLE, Lake
+from audit.store.db import FileRows
+from audit.store.ingest import FileFailure, IngestJob, audit_file_rows, spool
+from audit.store.schema import DATA_TABLES, arrow_schema
 
 ROW_GROUP_ROWS = 64_000
 """Rows of a table gathered before they are written as one Parquet row group (bounded memory, few row groups)."""

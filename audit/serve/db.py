@@ -16,7 +16,9 @@ A club sees the store's rows of its own uploads only. Club ``local`` (the machin
 ``audit ingest`` stored, which belong to no upload. Reads run on a cursor per thread (a DuckDB cursor is a
 connection of its own to the one open database, with its own snapshot, so a read never waits for a write);
 writes are functions of a cursor that only the service's one writer thread runs (``audit.serve.writer``).
-This is the one module of the service that uses ``audit.store`` and ``audit.ingest``.
+A report sees the same: its tables and the analyst views over them (``finding_details``, ``hand_details``, …) are
+temporary views of the club's rows on the report's own cursor. This is the one module of the service that uses
+``audit.store``.
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditError
-from audit.ingest import FileBuilder, profile_label
-from audit.store import SCHEMA, FileRows, Store
+from audit.store.db import FileRows, Store
+from audit.store.ingest import FileBuilder, profile_label
+from audit.store.reports import Report, find_report, load_reports, report_params
+from audit.store.schema import SCHEMA, VIEWS, view_sql
 
 if TYPE_CHECKING:  # pragma: no cover
     import duckdb
@@ -81,7 +85,7 @@ def club_files(club: str, sha256: str | None = None) -> tuple[str, list[Any]]:
 _UPLOAD_COLUMNS = ("file_sha", "sha256", "name", "size", "received_at", "profile", "hands", "violations",
                    "warnings", "errors", "uploaded")
 _FINDING_COLUMNS = ("session", "hand_id", "rule", "severity", "player", "street", "line", "message", "expected",
-                    "actual")
+                    "actual", "msg_id", "params")
 
 
 # ---------------------------------------------------------------------------------------------- records
@@ -278,24 +282,27 @@ class ServiceDB:
         key = sha256 if stored.get(sha256, label) == label else derived
         return Plan(None, key, key not in stored)
 
-    def report(self, club: str, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """A report's SQL over the club's rows only: on a cursor of its own, each table of the store is shadowed
-        by a temporary view of the club's rows (``file`` and ``path`` say the club's own name of the log)."""
+    def report(self, club: str, sql: str, params: dict[str, object]) -> Any:
+        """A report's SQL over the club's rows only, with its parameters (``$name``, bound by
+        ``report_arguments``): a ``pyarrow.Table``. On a cursor of its own, each table of the store is shadowed by
+        a temporary view of the club's rows (``file`` and ``path`` say the club's own name of the log), and the
+        analyst views are made again as temporary views over those, so a report that reads ``finding_details``
+        sees the club's rows only, as one that reads ``findings`` does."""
         with self.scratch_cursor() as cur:
-            sql_files, params = club_files(club)
-            cur.execute(f"CREATE TEMP TABLE club_files AS SELECT file_sha, name FROM ({sql_files})", params)
+            sql_files, files_params = club_files(club)
+            cur.execute(f"CREATE TEMP TABLE club_files AS SELECT file_sha, name FROM ({sql_files})", files_params)
             for table, columns in SCHEMA.items():
                 present = {c for c, _ in columns}
                 renamed = "path" if table == "files" else "file" if "file" in present else None
                 replace = f" REPLACE (cf.name AS {renamed})" if renamed else ""
                 cur.execute(f'CREATE TEMP VIEW {table} AS SELECT t.*{replace} FROM "{self.catalog}".main.{table} t '
                             "JOIN club_files cf ON cf.file_sha = t.file_sha")
+            for name in VIEWS:  # temporary views come first in name look-ups: these, not the database's
+                cur.execute(view_sql(name, temporary=True))
             try:
-                result = cur.execute(sql)
+                return cur.sql(sql, params=params).to_arrow_table()
             except Exception as exc:
                 raise AuditError(f"the report failed: {str(exc).splitlines()[0]}") from None
-            names = [str(d[0]) for d in (result.description or [])]
-            return names, result.fetchall()
 
     def club_of(self, token: str) -> str | None:
         """The club of a presented token (``None``: no such token)."""
@@ -310,26 +317,36 @@ class ServiceDB:
         return bool(self.tokens)
 
 
-def report_files() -> dict[str, Any]:
-    """The reports of ``reports/`` by name (each with ``title``, ``description`` and ``sql``)."""
-    from audit.cli_store import load_reports
-
-    return dict(load_reports())
+def report_files() -> dict[str, Report]:
+    """The reports of ``reports/`` by name (``audit report --list``)."""
+    return load_reports()
 
 
-def json_value(value: Any) -> Any:
-    """A report's value in JSON, as ``audit report --format json`` writes it."""
-    from audit.cli_store import _json_value
+def report_named(name: str) -> Report | None:
+    """The report ``name`` (``None``: there is none)."""
+    try:
+        return find_report(name)
+    except AuditError:
+        return None
 
-    return _json_value(value)
+
+def report_arguments(report: Report, given: dict[str, object]) -> dict[str, object]:
+    """Every parameter ``report`` takes, bound to its value in ``given`` (null when not given); ``AuditError``
+    for a parameter it does not take or a value of the wrong type (a date is YYYY-MM-DD), as ``audit report``."""
+    return report_params(report, given)
 
 
-def csv_value(value: Any) -> str:
-    """A report's value in CSV, as ``audit report --format csv --escape-formulas`` writes it: a text that a
-    spreadsheet would take for a formula (a player named ``=HYPERLINK(…)`` in an uploaded log) is quoted."""
-    from audit.cli_store import _csv_value
+def report_text(table: Any, fmt: str) -> str:
+    """A report's rows as ``audit report --format json`` (one array) or ``--format csv --escape-formulas``
+    writes them: a text that a spreadsheet would take for a formula (a player named ``=HYPERLINK(…)`` in an
+    uploaded log) is quoted."""
+    import io
 
-    return _csv_value(value, escape_formulas=True)
+    from audit.store.formats import write_result
+
+    out = io.StringIO()
+    write_result(list(table.column_names), table, fmt, escape_formulas=fmt == "csv", out=out)
+    return out.getvalue()
 
 
 def derived_key(sha256: str, label: str) -> str:
@@ -373,9 +390,11 @@ def find_upload(cur: duckdb.DuckDBPyConnection, club: str, sha256: str, stored: 
 
 def _finding(row: tuple[Any, ...]) -> dict[str, Any]:
     """A row of ``_FINDING_COLUMNS`` with the keys of ``audit check --format json`` (``hand``, not ``hand_id``)."""
+    import json
+
     values = dict(zip(_FINDING_COLUMNS, row))
     values["hand"] = values.pop("hand_id")
-    values["msg_id"], values["params"] = None, {}  # the store keeps the English message, not its id
+    values["params"] = json.loads(values["params"]) if values["params"] else {}
     return values
 
 

@@ -116,7 +116,9 @@ def finding_sentence(finding: dict[str, Any], lang: str) -> str:
     from audit.check import finding_text
     from audit.findings import Finding
 
+    params = finding.get("params") or {}
     f = Finding(finding["rule"], finding["severity"], finding.get("file") or "", finding.get("hand"),
                 finding.get("player"), finding.get("street"), int(finding.get("line") or 0), finding.get("expected"),
-                finding.get("actual"), finding.get("message") or "", finding.get("session"))
+                finding.get("actual"), finding.get("message") or "", finding.get("session"), finding.get("msg_id"),
+                tuple(params.items()))
     return finding_text(f, lang)

@@ -65,8 +65,7 @@ class FindingOut(BaseModel):
     expected: str | None
     actual: str | None
     msg_id: str | None = Field(None, description="the message's id in audit's catalogue, to say it in another "
-                                                 "language; null for a stored finding (the store keeps the English "
-                                                 "message)")
+                                                 "language (null for a finding stored before findings kept it)")
     params: dict[str, str | int] = Field(default_factory=dict, description="the message's parameters")
 
 
@@ -83,10 +82,17 @@ class CheckResult(BaseModel):
                                          description="logs that could not be read at all")
 
 
+class ReportParamInfo(BaseModel):
+    name: str
+    type: Literal["DATE", "VARCHAR", "INTEGER"]
+    description: str
+
+
 class ReportInfo(BaseModel):
     name: str
     title: str
     description: str
+    params: list[ReportParamInfo]
 
 
 ERRORS: dict[int | str, dict[str, object]] = {

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
@@ -12,7 +9,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 
 from audit.errors import AuditError
 from audit.serve.bodies import OPENAPI_BODY, read_logs
-from audit.serve.db import Upload, csv_value, json_value, report_files
+from audit.serve.db import Upload, report_arguments, report_files, report_named, report_text
 from audit.serve.deps import api_club, get_service
 from audit.serve.disputes import hand_json, hand_page
 from audit.serve.guard import dispute_page_csp
@@ -120,9 +117,11 @@ async def explained_hand(service: Service, club: str, sha256: str, hand: str, fm
 
 
 @router.get("/reports", response_model=list[ReportInfo], responses=errors(401, 403))
-async def reports(club: str = Depends(api_club)) -> list[dict[str, str]]:
-    """The reports of `reports/` (run one with /api/v1/reports/{name})."""
-    return [{"name": r.name, "title": r.title, "description": r.description} for r in report_files().values()]
+async def reports(club: str = Depends(api_club)) -> list[dict[str, Any]]:
+    """The reports of `reports/` (run one with /api/v1/reports/{name}), with the parameters each takes."""
+    return [{"name": r.name, "title": r.title, "description": r.description,
+             "params": [{"name": p.name, "type": p.type, "description": p.help} for p in r.params]}
+            for r in report_files().values()]
 
 
 @router.get("/reports/{name}", response_class=Response,
@@ -131,20 +130,30 @@ async def reports(club: str = Depends(api_club)) -> list[dict[str, str]]:
                              "content": {"application/json": {"schema": {"type": "array",
                                                                          "items": {"type": "object"}}},
                                          "text/csv": {"schema": {"type": "string"}}}},
-                       **errors(401, 403, 404)})
+                       **errors(400, 401, 403, 404)})
 async def report(request: Request, name: str, club: str = Depends(api_club),
-                 format: Literal["json", "csv"] = "json") -> Response:
-    """Run one report over the club's own logs only."""
+                 format: Literal["json", "csv"] = "json",
+                 from_date: str | None = Query(None, max_length=10, description="The first day of play (YYYY-MM-DD)"),
+                 to_date: str | None = Query(None, max_length=10, description="The last day of play (YYYY-MM-DD)"),
+                 profile: str | None = Query(None, max_length=100, description="Only hands audited under it"),
+                 table_name: str | None = Query(None, max_length=200, description="Only this table's hands"),
+                 ) -> Response:
+    """Run one report over the club's own logs only. It takes the parameters `audit report` takes (listed by
+    /api/v1/reports): from_date, to_date, profile, table_name, and any of its own (`?limit=10`)."""
     service = get_service(request)
-    chosen = report_files().get(name)
+    chosen = report_named(name)
     if chosen is None:
         raise HTTPException(404, f"no report named {name!r}")
-    columns, rows = await service.in_thread(service.db.report, club, chosen.sql)
+    given: dict[str, object] = {k: v for k, v in request.query_params.items() if k != "format"}
+    for key, value in (("from_date", from_date), ("to_date", to_date), ("profile", profile),
+                       ("table_name", table_name)):
+        if value is not None:
+            given[key] = value
+    try:
+        bound = report_arguments(chosen, given)
+    except AuditError as exc:
+        raise HTTPException(400, str(exc)) from None
+    table = await service.in_thread(service.db.report, club, chosen.sql, bound)
     if format == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows([[csv_value(v) for v in row] for row in rows])
-        return Response(out.getvalue(), media_type="text/csv; charset=utf-8")
-    objects = [{c: json_value(v) for c, v in zip(columns, row)} for row in rows]
-    return Response(json.dumps(objects, ensure_ascii=False), media_type="application/json")
+        return Response(report_text(table, "csv"), media_type="text/csv; charset=utf-8")
+    return Response(report_text(table, "json"), media_type="application/json")

@@ -6,12 +6,20 @@ import sys
 
 import click
 
-from audit.cli_options import cli_profile, option_option, profile_option
+from audit.cli.options import cli_profile, epilog, option_option, profile_option
 
 FORMATS = ("text", "json", "html")
+EXAMPLES = [
+    "# every hand of a log, step by step",
+    "audit explain game.txt",
+    "# one hand as a page to send to the players, in Spanish",
+    "audit explain game.txt --hand 387708 --format html --lang es -o hand.html",
+    "audit explain game.txt --format json | jq .verdict",
+]
 
 
-@click.command()
+@click.command(epilog=epilog(EXAMPLES, ("0  done", "2  could not run (no such file or hand, a bad option, an output "
+                                        "that would replace the log)", "130  stopped with Ctrl-C")))
 @click.argument("path")
 @click.option("--hand", "hand_id", default=None, metavar="ID",
               help="Explain only the hand with this id (default: every hand of the file).")
@@ -23,7 +31,7 @@ FORMATS = ("text", "json", "html")
                    "English.")
 @profile_option
 @option_option
-@click.option("--output", "output", default=None, metavar="FILE",
+@click.option("--output", "-o", "output", default=None, metavar="FILE",
               help="Write to FILE instead of standard output (never over the log itself).")
 def explain(path: str, hand_id: str | None, fmt: str, lang: str, profile_name: str | None,
             options: tuple[str, ...], output: str | None) -> None:

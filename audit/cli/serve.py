@@ -1,4 +1,4 @@
-"""Commands of the service: ``audit serve`` and ``audit token add|list|revoke`` (the work is in ``audit.serve``)."""
+"""The service's commands: ``audit serve`` and ``audit token add|list|revoke`` (the work is in ``audit.serve``)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,17 @@ import re
 
 import click
 
-from audit.cli_store import db_option
+from audit.cli.options import db_option, epilog
 from audit.errors import AuditError
 
 SERVE_EXTRA = "audit serve needs the service's packages: pip install 'audit[serve]' (FastAPI, uvicorn, " \
               "python-multipart)"
+
+
+SERVE_STATUS = ("0  stopped cleanly (Ctrl-C or SIGTERM; uploads in flight are stored whole or not at all)",
+                "2  could not start (the service's packages missing, the database in use by another program, the "
+                "port taken)")
+TOKEN_STATUS = ("0  done", "2  could not run (a bad club name, the database in use by the service: stop it first)")
 
 
 def parse_size(text: str) -> int:
@@ -26,7 +32,14 @@ def parse_size(text: str) -> int:
     return size
 
 
-@click.command()
+@click.command(epilog=epilog([
+    "audit serve --db club.duckdb",
+    "# every network, with clubs' tokens (make them first, while the service is stopped)",
+    "audit token add north --db club.duckdb",
+    "audit serve --db club.duckdb --host 0.0.0.0 --port 8080 --workers 2",
+    "curl -H 'Authorization: Bearer TOKEN' --data-binary @friday.txt -H 'Content-Type: text/plain' "
+    "'http://host:8080/api/v1/uploads?name=friday.txt'",
+], SERVE_STATUS))
 @db_option
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (0.0.0.0: every network; then define a token first).")
@@ -59,12 +72,13 @@ def serve(db: str, host: str, port: int, max_upload: str, workers: int, read_tim
     run(settings)
 
 
-@click.group()
+@click.group(epilog=epilog(["audit token add north --db club.duckdb", "audit token list --db club.duckdb",
+                           "audit token revoke --club north --db club.duckdb"], TOKEN_STATUS))
 def token() -> None:
     """Clubs' tokens for the service: add, list, revoke (only a hash of each token is stored)."""
 
 
-@token.command("add")
+@token.command("add", epilog=epilog(["audit token add north --db club.duckdb"], TOKEN_STATUS))
 @click.argument("club")
 @db_option
 def token_add(club: str, db: str) -> None:
@@ -83,7 +97,7 @@ def token_add(club: str, db: str) -> None:
                "(send it as 'Authorization: Bearer TOKEN', or sign in with it on the service's page)", err=True)
 
 
-@token.command("list")
+@token.command("list", epilog=epilog(["audit token list --db club.duckdb"], TOKEN_STATUS))
 @db_option
 def token_list(db: str) -> None:
     """Every token: its id, club and when it was made (never the token)."""
@@ -101,7 +115,8 @@ def token_list(db: str) -> None:
         click.echo(f"{t.token_id}  {t.club}  {t.created_at:%Y-%m-%d %H:%M}")
 
 
-@token.command("revoke")
+@token.command("revoke", epilog=epilog(["audit token revoke tok_1a2b3c4d --db club.duckdb",
+                                         "audit token revoke --club north --db club.duckdb"], TOKEN_STATUS))
 @click.argument("token_id", required=False)
 @click.option("--club", default=None, help="Revoke every token of this club.")
 @db_option

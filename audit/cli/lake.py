@@ -1,15 +1,18 @@
 """The lake's part of the CLI: the options ``ingest``, ``report`` and ``sql`` gain, and what ``ingest`` does with
-them. ``audit.cli_store`` applies the decorators and calls ``ingest_with_lake``; everything else is here."""
+them (``audit.cli.store`` applies the decorators and calls ``ingest_with_lake``; the work is in ``audit.lake``)."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from audit.textout import printable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from audit.store.ingest import IngestProgress, IngestSummary, Tell
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,8 +42,10 @@ def uses_lake(lake: str | None, dask: str | None, from_lake: str | None) -> bool
 
 
 def ingest_with_lake(paths: tuple[str, ...], db: str, lake: str | None, dask: str | None, from_lake: str | None,
-                     profile: str, options: tuple[tuple[str, str], ...], workers: int, verbose: bool) -> None:
-    """``audit ingest`` with ``--lake`` (fill a lake) or ``--from-lake`` (load one into ``--db``)."""
+                     profile: str, options: tuple[tuple[str, str], ...], workers: int,
+                     progress: Callable[[IngestProgress], None] | None, tell: Tell) -> IngestSummary:
+    """``audit ingest`` with ``--lake`` (fill a lake) or ``--from-lake`` (load one into ``--db``): what was done.
+    Files whose every Dask worker died are named on stderr (``unfinished``: the caller exits 2 for them)."""
     ctx = click.get_current_context()
     if from_lake is not None:
         if lake is not None or dask is not None:
@@ -49,9 +54,7 @@ def ingest_with_lake(paths: tuple[str, ...], db: str, lake: str | None, dask: st
             raise click.UsageError("--from-lake loads the lake's files: name no PATHS with it")
         from audit.lake.load import load_lake
 
-        summary = load_lake(from_lake, db, err=sys.stderr, verbose=verbose)
-        click.echo(printable(summary.line()))
-        return
+        return load_lake(from_lake, db, tell)
     if lake is None:
         raise click.UsageError("--dask spreads the files of a lake: add --lake DIR")
     if ctx.get_parameter_source("db") == click.core.ParameterSource.COMMANDLINE:
@@ -61,10 +64,7 @@ def ingest_with_lake(paths: tuple[str, ...], db: str, lake: str | None, dask: st
         raise click.UsageError("name the files or folders to ingest")
     from audit.lake.run import ingest_lake
 
-    result = ingest_lake(list(paths), lake, profile, options, workers, dask, progress=sys.stderr.isatty(),
-                         err=sys.stderr, verbose=verbose)
-    click.echo(printable(result.line()))
+    result = ingest_lake(list(paths), lake, profile, options, workers, dask, progress, tell)
     for path in result.unfinished:
-        click.echo(f"audit: {printable(path)} is not in the lake: run the same command again to add it", err=True)
-    if result.unfinished or any(f.internal for f in result.failed):
-        sys.exit(2)
+        sys.stderr.write(f"audit: {printable(path)} is not in the lake: run the same command again to add it\n")
+    return result

@@ -1,112 +1,38 @@
-"""The DuckDB store: the tables ``audit ingest`` fills, one transaction per file, and read-only queries over them.
+"""An open database: ``Store.open`` locks it down and checks it is ours, then writes files in and reads rows out.
 
 Only whole files are ever in the database: a file's rows (hands, seats, actions, pots, awards, findings, parse
-errors and its ``files`` row) go in with one ``INSERT … SELECT`` per table from Arrow tables, inside one
-transaction, so a crash or a kill leaves the database as it was before that file. A file is known by the SHA-256
-of its bytes: ingesting it again adds nothing. Row keys are derived from the file's hash and line numbers, never
-from insertion order, so any number of worker processes gives the same database.
+errors, unsupported hands and its ``files`` row) go in inside one transaction, so a crash or a kill leaves the
+database as it was before that file. A file is known by the SHA-256 of its bytes: ingesting it again adds
+nothing. Row keys are derived from the file's hash and line numbers, never from insertion order, so any number of
+worker processes gives the same database.
 
-This module never imports click (the commands are in ``audit.cli_store``) and imports duckdb and pyarrow lazily
-through ``Store.open``, so the CLI starts fast.
+This module never imports click (the commands are in ``audit.cli``) and imports duckdb, pyarrow and polars only
+when they are used, so the CLI starts fast.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditError
+from audit.store.schema import (
+    DATA_TABLES, ORDER_BY, SCHEMA, SCHEMA_VERSION, TABLES, UPGRADE_FROM_1, VIEWS, create_table_sql,
+    hand_key, table_comment_sql, view_comment_sql, view_sql,
+)
 from audit.textout import shorten
 
 if TYPE_CHECKING:  # pragma: no cover
     import duckdb
+    import polars
 
-DEFAULT_DB = "audit.duckdb"
-SCHEMA_VERSION = "1"
+__all__ = ["DATA_TABLES", "ORDER_BY", "SCHEMA", "FileRows", "Store", "check_db_name", "hand_key"]
 
-# Every table, its columns and DuckDB types: the one definition that the DDL, the Arrow schemas built by
-# ``audit.ingest`` and the Parquet export all follow. ``hand_key`` is "<first 16 hex digits of the file's
-# SHA-256>:<line of the hand's first line>", the same in every run.
-_KEY = (("hand_key", "VARCHAR"), ("file_sha", "VARCHAR"), ("hand_id", "VARCHAR"))
-SCHEMA: dict[str, tuple[tuple[str, str], ...]] = {
-    "files": (
-        ("file_sha", "VARCHAR"), ("path", "VARCHAR"), ("size", "BIGINT"), ("ingested_at", "TIMESTAMP"),
-        ("default_profile", "VARCHAR"), ("hands", "INTEGER"), ("parse_errors", "INTEGER"),
-        ("findings", "INTEGER"), ("audit_version", "VARCHAR"),
-    ),
-    "hands": (
-        ("hand_key", "VARCHAR"), ("file_sha", "VARCHAR"), ("file", "VARCHAR"), ("line", "INTEGER"),
-        ("end_line", "INTEGER"), ("hand_id", "VARCHAR"), ("session", "VARCHAR"), ("profile", "VARCHAR"),
-        ("dialect", "VARCHAR"), ("game", "VARCHAR"), ("betting", "VARCHAR"), ("currency", "VARCHAR"),
-        ("table_name", "VARCHAR"), ("started_at", "TIMESTAMP"), ("started_at_text", "VARCHAR"),
-        ("button_seat", "INTEGER"), ("seats", "INTEGER"), ("players", "INTEGER"), ("pot_total", "BIGINT"),
-        ("rake", "BIGINT"), ("carried", "BIGINT"), ("redeal", "BOOLEAN"),
-    ),
-    "seats": _KEY + (
-        ("seat", "INTEGER"), ("player", "VARCHAR"), ("line", "INTEGER"), ("sitting_out", "BOOLEAN"),
-        ("dealt_in", "BOOLEAN"), ("start_stack", "BIGINT"), ("end_stack", "BIGINT"), ("contributed", "BIGINT"),
-        ("should_receive", "BIGINT"), ("received", "BIGINT"),
-    ),
-    "actions": _KEY + (
-        ("seq", "INTEGER"), ("line", "INTEGER"), ("street", "VARCHAR"), ("player", "VARCHAR"),
-        ("kind", "VARCHAR"), ("amount", "BIGINT"), ("to_amount", "BIGINT"), ("all_in", "BOOLEAN"),
-        ("timed_out", "BOOLEAN"), ("took", "DOUBLE"), ("cards", "VARCHAR"), ("detail", "VARCHAR"),
-    ),
-    "pots": _KEY + (
-        ("pot_index", "INTEGER"), ("name", "VARCHAR"), ("amount", "BIGINT"), ("eligible", "VARCHAR[]"),
-        ("winners", "VARCHAR[]"),
-    ),
-    "awards": _KEY + (
-        ("pot_index", "INTEGER"), ("pot", "VARCHAR"), ("player", "VARCHAR"), ("should_award", "BIGINT"),
-        ("collected", "BIGINT"),
-    ),
-    "findings": _KEY + (
-        ("seq", "INTEGER"), ("file", "VARCHAR"), ("session", "VARCHAR"), ("rule", "VARCHAR"),
-        ("severity", "VARCHAR"), ("player", "VARCHAR"), ("street", "VARCHAR"), ("line", "INTEGER"),
-        ("message", "VARCHAR"), ("expected", "VARCHAR"), ("actual", "VARCHAR"),
-    ),
-    "parse_errors": _KEY + (
-        ("file", "VARCHAR"), ("session", "VARCHAR"), ("profile", "VARCHAR"), ("line", "INTEGER"),
-        ("col", "INTEGER"), ("first_line", "INTEGER"), ("end_line", "INTEGER"), ("message", "VARCHAR"),
-    ),
-}
-PRIMARY_KEYS = {"files": "file_sha"}
-"""``hands.hand_key`` is unique by construction (the file's hash and a line), and no index checks it: an index
-must be held in memory whole while a file's transaction commits, so it would make a large file's ingest take
-memory in proportion to the file and to the database (databases made before this held one on ``hand_key``)."""
-DATA_TABLES = tuple(t for t in SCHEMA if t != "files")
-"""Tables whose rows belong to a file (``file_sha``) and that ``Store.write_file`` fills from Arrow tables."""
-
-# Sorting used by the export and by tests that compare databases (insertion order is file order anyway).
-ORDER_BY = {
-    "files": "path, file_sha", "hands": "file_sha, line", "seats": "file_sha, hand_key, seat",
-    "actions": "file_sha, hand_key, seq", "pots": "file_sha, hand_key, pot_index",
-    "awards": "file_sha, hand_key, pot_index, player", "findings": "file_sha, seq",
-    "parse_errors": "file_sha, first_line",
-}
-
-
-def default_db() -> str:
-    """The database of every command that takes ``--db``: ``$AUDIT_DB``, else ``audit.duckdb`` here."""
-    return os.environ.get("AUDIT_DB") or DEFAULT_DB
-
-
-def hand_key(file_sha: str, line: int) -> str:
-    """The stable row key of the hand (or unreadable block) starting at ``line`` of the file ``file_sha``."""
-    return f"{file_sha[:16]}:{line}"
-
-
-def create_table_sql(table: str) -> str:
-    """``CREATE TABLE IF NOT EXISTS`` for one table of ``SCHEMA``."""
-    cols = [f"{name} {typ}" for name, typ in SCHEMA[table]]
-    if table in PRIMARY_KEYS:
-        cols.append(f"PRIMARY KEY ({PRIMARY_KEYS[table]})")
-    return f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(cols)})"
+Params = dict[str, object]
+"""Named query parameters: ``$name`` in the SQL."""
 
 
 @dataclass
@@ -122,7 +48,7 @@ class FileRows:
     hands: int = 0
     parse_errors: int = 0
     findings: int = 0
-    skipped_hands: int = 0  # hands of games the audit does not cover (a finding each, no hand row)
+    skipped_hands: int = 0  # hands of games the audit does not cover (a finding and an unsupported_hands row each)
     spill: dict[str, str] = field(default_factory=dict)  # table name -> Arrow IPC stream file
     notices: list[str] = field(default_factory=list)  # said on stderr: a command-line option the file overrode
 
@@ -137,8 +63,26 @@ LOCKED: dict[str, Any] = {
     "allow_community_extensions": False,
     "lock_configuration": True,
 }
-EXPORT_MANIFEST = "audit-export.json"
-"""The file ``audit export`` writes into its folder: what it wrote there, so a later export may replace it."""
+
+_ADDED_IN_2 = {table: {name for name, _, comment in columns if comment.endswith("New in schema 2.")}
+               for table, columns in TABLES.items()}
+_META_COLUMNS = [("key", "VARCHAR"), ("value", "VARCHAR")]
+
+
+def _columns(version: str) -> dict[str, list[tuple[str, str]]]:
+    """The tables (and their columns) of a database of schema ``version``."""
+    out = {name: list(cols) for name, cols in SCHEMA.items()}
+    if version == "1":
+        out = {name: [c for c in cols if c[0] not in _ADDED_IN_2[name]] for name, cols in out.items()
+               if name != "unsupported_hands"}
+    out["audit_meta"] = list(_META_COLUMNS)
+    return out
+
+
+def _views_digest() -> str:
+    """A digest of the views and comments this version writes (stored in ``audit_meta``: rewritten on change)."""
+    text = "\n".join(view_sql(name) + "\n" + "\n".join(view_comment_sql(name)) for name in VIEWS)
+    return hashlib.sha256("\n".join([text, *table_comment_sql()]).encode()).hexdigest()
 
 
 def check_db_name(name: str) -> str:
@@ -153,11 +97,20 @@ def check_db_name(name: str) -> str:
 
 @dataclass
 class Store:
-    """An open database. ``Store.open(path)`` for writing (creates it), ``read_only=True`` for queries."""
+    """An open database. ``Store.open(path)`` for writing (creates it), ``read_only=True`` for queries.
+
+    In a notebook::
+
+        from audit import Store
+        with Store.open("audit.duckdb", read_only=True) as store:
+            store.frame("SELECT rule, count(*) AS n FROM finding_details GROUP BY rule")   # a polars.DataFrame
+            store.frame("violations-by-player", from_date="2026-11-01")                   # a report, by name
+    """
 
     con: duckdb.DuckDBPyConnection
     path: str
     read_only: bool
+    upgraded_from: str | None = None  # the schema version this open upgraded (``None``: it was current)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], read_only: bool = False, threads: int | None = None,
@@ -165,7 +118,8 @@ class Store:
         """Open (and for writing, create) the database at ``path``; ``AuditError`` with a clear reason if not.
 
         Every database is opened locked down (``LOCKED``) and its tables are checked in DuckDB's catalogue
-        before anything of it runs: a database this tool did not write is refused, whatever it holds."""
+        before anything of it runs: a database this tool did not write is refused, whatever it holds. A database
+        of an earlier schema is upgraded when opened for writing (columns, tables and views are only added)."""
         import duckdb
         name = check_db_name(str(path))
         if read_only and not Path(name).is_file():
@@ -184,6 +138,7 @@ class Store:
         store = cls(con, name, read_only)
         try:
             store.verify_schema(create=not read_only)
+            store._views()
         except BaseException:
             con.close()
             raise
@@ -208,7 +163,8 @@ class Store:
         """Check the tables in DuckDB's catalogue (never by running a view, which could do anything): the tables
         of ``SCHEMA`` and ``audit_meta`` are tables with exactly our columns, and the database defines no SQL
         function of its own (a macro can shadow a built-in one and change what a report computes). With
-        ``create``, make an empty database ours and add the tables that are missing (one transaction)."""
+        ``create``, make an empty database ours, upgrade one of an earlier schema and add the tables that are
+        missing (one transaction)."""
         found = self._catalogue()
         if found is None:
             raise self._foreign("it defines SQL functions of its own", create)
@@ -219,19 +175,24 @@ class Store:
         if "audit_meta" not in tables:
             held = ", ".join(sorted(set(tables) | others)[:5]) or "nothing"
             raise self._foreign(f"it holds {held}", create)
-        wanted = {name: [(col, typ) for col, typ in SCHEMA[name]] for name in SCHEMA}
-        wanted["audit_meta"] = [("key", "VARCHAR"), ("value", "VARCHAR")]
-        for name, columns in wanted.items():
-            if name not in tables and name not in others and create and name != "audit_meta":
+        if tables["audit_meta"] != _META_COLUMNS:
+            raise self._foreign("its table 'audit_meta' has other columns", create)
+        row = self.one("SELECT value FROM audit_meta WHERE key = 'schema_version'")
+        version = row[0] if row else None
+        if version not in ("1", SCHEMA_VERSION):
+            raise AuditError(f"{self.path}: the database has schema version {version or 'none'}; this audit reads "
+                             f"and writes version {SCHEMA_VERSION}; ingest into a new database")
+        for name, columns in _columns(version).items():
+            if name not in tables and name not in others and create:
                 continue  # added below
             if tables.get(name) != columns:
                 raise self._foreign(f"its table {name!r} is missing or has other columns", create)
-        row = self.one("SELECT value FROM audit_meta WHERE key = 'schema_version'")
-        if row is None or row[0] != SCHEMA_VERSION:
-            raise AuditError(f"{self.path}: the database has schema version {row[0] if row else 'none'}; this "
-                             f"audit reads and writes version {SCHEMA_VERSION}; ingest into a new database")
-        if create and any(name not in tables for name in SCHEMA):
-            self._create(new=False)
+        if version != SCHEMA_VERSION and not create:
+            raise AuditError(f"{self.path}: the database was written by an earlier audit (schema version {version}); "
+                             f"bring it up to date with 'audit upgrade --db {self.path}' (it only adds columns, "
+                             "tables and views; nothing is removed)")
+        if create and (version != SCHEMA_VERSION or any(name not in tables for name in SCHEMA)):
+            self._create(new=False, upgrade_from=version if version != SCHEMA_VERSION else None)
 
     def has_index(self, table: str) -> bool:
         """Whether ``table`` carries a primary key or unique index (a database made by audit 0.1.0: ``hands``)."""
@@ -271,16 +232,50 @@ class Store:
             "SELECT view_name FROM system.main.duckdb_views() WHERE database_name = ? AND NOT internal", [db]).fetchall()}
         return tables, others
 
-    def _create(self, new: bool) -> None:
-        """Create ``audit_meta`` (for a new database) and every missing table, in one transaction."""
+    def _create(self, new: bool, upgrade_from: str | None = None) -> None:
+        """Create ``audit_meta`` (for a new database), upgrade an earlier schema, create every missing table and
+        comment them, in one transaction."""
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
             if new:
                 con.execute("CREATE TABLE audit_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
                 con.execute("INSERT INTO audit_meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+            if upgrade_from == "1":
+                for statement in UPGRADE_FROM_1:
+                    con.execute(statement)
+                con.execute("UPDATE audit_meta SET value = ? WHERE key = 'schema_version'", [SCHEMA_VERSION])
             for table in SCHEMA:
                 con.execute(create_table_sql(table))
+            con.execute("DELETE FROM audit_meta WHERE key = 'views'")  # the views and comments are written next
+            con.execute("COMMIT")
+        except BaseException:
+            self.rollback()
+            raise
+        self.upgraded_from = upgrade_from
+
+    def _views(self) -> None:
+        """The analyst views (``audit.store.schema.VIEWS``). For writing: kept in the database with their comments
+        (for any tool that opens it), rewritten when this version's differ. For reading: the same views as
+        temporary views of this connection, which come first in name look-ups, so that reports always read the
+        views as this version defines them, whatever the file holds."""
+        if self.read_only:
+            for name in VIEWS:
+                self.con.execute(view_sql(name, temporary=True))
+            return
+        digest = _views_digest()
+        if self.one("SELECT value FROM audit_meta WHERE key = 'views'") == (digest,):
+            return
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for name in VIEWS:
+                con.execute(view_sql(name))
+                for statement in view_comment_sql(name):
+                    con.execute(statement)
+            for statement in table_comment_sql():
+                con.execute(statement)
+            con.execute("INSERT OR REPLACE INTO audit_meta VALUES ('views', ?)", [digest])
             con.execute("COMMIT")
         except BaseException:
             self.rollback()
@@ -405,13 +400,14 @@ class Store:
             self.append(table, pa.ipc.open_stream(source))
 
     # ------------------------------------------------------------------ reading
-    def reader(self, sql: str, batch_rows: int = 10_000) -> tuple[list[str], Any]:
-        """Run one query; its column names and a ``pyarrow.RecordBatchReader`` that streams the rows (SQL
-        errors become ``AuditError``, an interrupted query ``duckdb.InterruptException``)."""
+    def reader(self, sql: str, params: Params | None = None, batch_rows: int = 10_000) -> tuple[list[str], Any]:
+        """Run one query (``$name`` parameters from ``params``); its column names and a
+        ``pyarrow.RecordBatchReader`` that streams the rows (SQL errors become ``AuditError``, an interrupted
+        query ``duckdb.InterruptException``)."""
         import duckdb
         import pyarrow as pa
         try:
-            relation = self.con.sql(sql)
+            relation = self.con.sql(sql, params=params) if params else self.con.sql(sql)
             if relation is None:
                 return [], pa.RecordBatchReader.from_batches(pa.schema([]), [])
             return list(relation.columns), relation.to_arrow_reader(batch_rows)
@@ -420,10 +416,31 @@ class Store:
         except duckdb.Error as exc:
             raise AuditError(f"the query failed: {shorten(str(exc), 600)}") from None
 
-    def query(self, sql: str) -> Any:
+    def query(self, sql: str, params: Params | None = None) -> Any:
         """Run one query and return its whole result as a ``pyarrow.Table`` (small results: tests, notebooks)."""
-        _, batches = self.reader(sql)
+        _, batches = self.reader(sql, params)
         return batches.read_all()
+
+    def frame(self, sql_or_report: str, **params: object) -> polars.DataFrame:
+        """A query's rows as a ``polars.DataFrame`` (from DuckDB's Arrow result, without converting row by row).
+
+        ``sql_or_report`` is a report's name (``audit report --list``: its parameters are ``from_date``,
+        ``to_date``, ``profile``, ``table``, and any it declares) or SQL with ``$name`` parameters. The same rows
+        as ``audit sql`` and ``audit report`` give."""
+        import polars as pl
+
+        from audit.store.reports import load_reports, report_params
+
+        reports = load_reports()
+        if sql_or_report in reports:
+            chosen = reports[sql_or_report]
+            sql, bound = chosen.sql, report_params(chosen, {k: v for k, v in params.items()})
+        else:
+            sql, bound = sql_or_report, dict(params)
+        table = self.query(sql, bound or None)
+        frame = pl.from_arrow(table, rechunk=False)
+        assert isinstance(frame, pl.DataFrame)
+        return frame
 
     def counts(self) -> dict[str, int]:
         """Rows per table."""
@@ -435,141 +452,17 @@ class Store:
 
     # ------------------------------------------------------------------ export
     def export_parquet(self, directory: str | os.PathLike[str]) -> dict[str, int]:
-        """Write every table as Parquet under ``directory/<table>/``, partitioned by session date
-        (``session_date=YYYY-MM-DD``: the date of the session's first hand, or of the hand itself outside a
-        session); ``files`` is one unpartitioned file. Returns rows written per table.
+        """Write every table as Parquet under ``directory/<table>/``, partitioned by session date (see
+        ``audit.store.export``); returns rows written per table. Nothing of the user's is ever removed."""
+        from audit.store.export import export_parquet
 
-        Nothing of the user's is ever removed: the export is written to a new folder beside ``directory`` and
-        renamed into place. ``directory`` may be missing, empty, or a previous export (its manifest lists every
-        file in it, and only those are removed); anything else is refused before anything is written."""
-        target = Path(os.path.realpath(directory))  # through a link: the folder it names is the one replaced
-        previous = _export_target(target)
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.export-", dir=target.parent))
-        except OSError as exc:
-            raise AuditError(f"{directory}: cannot write beside it ({exc.strerror})") from None
-        try:
-            written, files = self._write_export(staging)
-            manifest = {"written_by": "audit export", "version": _version(), "database": self.path,
-                        "tables": written, "files": sorted(files)}
-            (staging / EXPORT_MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-            _move_into_place(staging, target, previous)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)  # our own new folder: nothing of the user's is in it
-            raise
-        return written
+        return export_parquet(self, directory)
 
     def _write_export(self, out: Path) -> tuple[dict[str, int], list[str]]:
-        """Every table under ``out``; rows per table, and the files written (relative to ``out``). The database
-        stays locked down: its rows stream as Arrow batches to a fresh in-memory DuckDB that writes the files."""
-        import duckdb
+        """Every table under ``out``: rows per table, and the files written (relative to ``out``)."""
+        from audit.store.export import write_tables
 
-        dates = ("WITH session_dates AS (SELECT hand_key, file_sha, session, "
-                 "CAST(min(started_at) OVER (PARTITION BY file_sha, coalesce(session, hand_key)) AS DATE) "
-                 "AS session_date FROM hands), "
-                 "by_session AS (SELECT file_sha, session, min(session_date) AS session_date FROM session_dates "
-                 "WHERE session IS NOT NULL GROUP BY ALL) ")
-        writer = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
-        written: dict[str, int] = {}
-        try:
-            for table in SCHEMA:
-                target = out / table
-                target.mkdir()
-                order = ORDER_BY[table]
-                if table == "files":
-                    select = f"SELECT * FROM files ORDER BY {order}"
-                elif table in ("findings", "parse_errors"):
-                    select = (dates + f"SELECT t.*, coalesce(d.session_date, s.session_date) AS session_date "
-                              f"FROM {table} t LEFT JOIN session_dates d USING (hand_key) "
-                              f"LEFT JOIN by_session s ON s.file_sha = t.file_sha AND s.session = t.session "
-                              f"ORDER BY {', '.join('t.' + c.strip() for c in order.split(','))}")
-                else:
-                    select = (dates + f"SELECT t.*, d.session_date FROM {table} t "
-                              f"LEFT JOIN session_dates d USING (hand_key) "
-                              f"ORDER BY {', '.join('t.' + c.strip() for c in order.split(','))}")
-                row = self.one(f"SELECT count(*) FROM {table}")
-                n = int(row[0]) if row else 0
-                written[table] = n
-                writer.register("source", self.con.sql(select).to_arrow_reader(50_000))
-                quoted = str(target).replace("'", "''")
-                if table == "files" or n == 0:
-                    writer.execute(f"COPY source TO '{quoted}/data_0.parquet' (FORMAT PARQUET)")
-                else:
-                    writer.execute(f"COPY source TO '{quoted}' (FORMAT PARQUET, PARTITION_BY (session_date))")
-                writer.unregister("source")
-        finally:
-            writer.close()
-        files = [p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()]
-        return written, files
-
-
-def _export_target(target: Path) -> list[str] | None:
-    """What is in the export folder now: ``None`` if it is missing or empty, else the files of a previous export
-    (relative paths). Anything else in it (a file this tool did not write, or no manifest) is refused."""
-    if not target.exists():
-        return None
-    if not target.is_dir():
-        raise AuditError(f"{target}: is a file, not a folder; name a new or empty folder for the export")
-    entries: list[tuple[str, bool]] = []  # (path relative to target, is a plain folder)
-
-    def unreadable(exc: OSError) -> None:
-        raise AuditError(f"{exc.filename or target}: cannot be read ({exc.strerror}); nothing was exported")
-
-    for root, dirs, names in os.walk(target, onerror=unreadable):
-        for name in dirs + names:
-            path = os.path.join(root, name)
-            entries.append((os.path.relpath(path, target).replace(os.sep, "/"),
-                            os.path.isdir(path) and not os.path.islink(path)))
-    if not entries:
-        return None
-    refuse = (f"{target}: the folder holds files that 'audit export' did not write; name a new or empty folder "
-              "(nothing was exported, nothing was touched; an export made by audit 0.1.0 has no "
-              f"{EXPORT_MANIFEST}: remove it yourself first)")
-    try:
-        manifest = json.loads((target / EXPORT_MANIFEST).read_text(encoding="utf-8"))
-        listed = set(manifest["files"]) if manifest.get("written_by") == "audit export" else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        listed = None
-    if listed is None:
-        raise AuditError(refuse)
-    files: list[str] = []
-    for rel, is_folder in entries:
-        if is_folder:
-            continue
-        if rel != EXPORT_MANIFEST and rel not in listed:
-            raise AuditError(refuse)
-        files.append(rel)
-    return files
-
-
-def _move_into_place(staging: Path, target: Path, previous: list[str] | None) -> None:
-    """Rename the finished export ``staging`` to ``target``. A previous export there is first renamed aside,
-    then only the files its manifest listed are removed (and the folders they leave empty)."""
-    if previous is None:
-        os.rename(staging, target)  # a missing or empty folder: replaced in one step (an empty one, atomically)
-        return
-    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.previous-", dir=target.parent))
-    os.rename(target, aside)
-    try:
-        os.rename(staging, target)
-    except BaseException:
-        os.rename(aside, target)
-        raise
-    for rel in previous:
-        try:
-            os.unlink(aside / rel)
-        except FileNotFoundError:
-            pass
-    for folder in sorted((p for p in aside.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
-        try:
-            folder.rmdir()
-        except OSError:
-            pass  # not empty: something appeared in it since the check, and it stays
-    try:
-        aside.rmdir()
-    except OSError:
-        pass
+        return write_tables(self, out)
 
 
 def open_error(name: str, exc: BaseException) -> str:

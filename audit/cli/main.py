@@ -1,4 +1,9 @@
-"""The ``audit`` command: thin click commands over the library (imports of heavy modules stay inside them)."""
+"""The ``audit`` group: every command registered, and library errors turned into one line and an exit status.
+
+Each command lives in its own module of this package and only parses its options, calls one library function and
+formats what it returns; heavy imports (DuckDB, polars, Jinja2) stay inside the commands, so ``audit check``
+imports none of them.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +11,25 @@ import errno
 import io
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
 
-from audit.cli_options import cli_profile, option_option, profile_option
 from audit.errors import AuditError, Interrupted
 from audit.textout import message
 
 EXIT_FOUND = 1
 EXIT_CANNOT_RUN = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+STATUS_SO_FAR = "audit.status_so_far"
+"""``ctx.meta`` key of a command's status so far (a callable): the exit status when its output is closed early."""
+
+
+def status_so_far(status: Callable[[], int]) -> None:
+    """Say what the current command's exit status would be if its output were closed now (``audit check …
+    | head``): it then ends quietly with that status, as ``grep`` does."""
+    click.get_current_context().find_root().meta[STATUS_SO_FAR] = status
 
 
 class AuditGroup(click.Group):
@@ -48,6 +61,10 @@ class AuditGroup(click.Group):
             click.echo("audit: interrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)
         except OSError as exc:  # the machine, not the input: a full disk, a closed output, a folder we may not write
+            if isinstance(exc, StdoutFailure) and exc.errno == errno.EPIPE:
+                _discard_stdout()  # the reader went away (| head): nothing to say, the status so far
+                status: Callable[[], int] | None = ctx.meta.get(STATUS_SO_FAR)
+                ctx.exit(status() if status is not None else 0)
             click.echo(f"audit: {_environment_failure(exc)}", err=True)
             ctx.exit(EXIT_CANNOT_RUN)
         except Exception as exc:  # a bug must not look like "findings found" (exit 1) to a script
@@ -113,59 +130,59 @@ class _Stdout(io.TextIOBase):
             raise StdoutFailure(exc.errno, exc.strerror or str(exc)) from None
 
 
+def _discard_stdout() -> None:
+    """Send what is still buffered for standard output nowhere (else Python's exit handler would print a
+    traceback of its own for the same failure)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
 def _environment_failure(exc: OSError) -> str:
     """One line for an OSError. When standard output failed, what is still buffered for it is sent nowhere
     (else Python's exit handler would print a traceback of its own for the same failure)."""
     reason = exc.strerror or str(exc) or type(exc).__name__
     if isinstance(exc, StdoutFailure):
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.close(devnull)
-        except OSError:
-            pass
+        _discard_stdout()
         return f"cannot write to standard output ({reason})"
     if exc.filename:
         return f"{message(str(exc.filename), 300)}: {reason}"
     return f"the command could not finish ({reason})"
 
 
-@click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="audit")
+HELP = """Audit five-card draw hand histories against the rules the table agreed on.
+
+\b
+Start with:
+  audit check game.txt                  every rule broken in a log (a folder: every *.txt in it)
+  audit ingest logs/ --db club.duckdb   keep the hands and findings in a database
+  audit report --list                   the questions the database answers
+  audit explain game.txt --hand 12      a disputed hand, step by step
+
+\b
+Shell completion (click's own), for bash, zsh or fish:
+  eval "$(_AUDIT_COMPLETE=bash_source audit)"    # in ~/.bashrc
+  eval "$(_AUDIT_COMPLETE=zsh_source audit)"     # in ~/.zshrc
+  _AUDIT_COMPLETE=fish_source audit > ~/.config/fish/completions/audit.fish
+
+Exit status: 0 done, 1 findings (check) or a skipped file (ingest), 2 could not run, 130 stopped with Ctrl-C.
+"""
+
+
+@click.group(cls=AuditGroup, help=HELP, context_settings={"help_option_names": ["-h", "--help"],
+                                                         "max_content_width": 110})
+@click.version_option(None, "--version", "-V", package_name="audit")
 def main() -> None:
-    """Audit five-card draw hand histories against the rules the table agreed on."""
-
-
-@main.command()
-@click.argument("paths", nargs=-1, required=True)
-@profile_option
-@option_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text for people; json for one JSON object per finding (JSON Lines).")
-@click.option("--fail-on", type=click.Choice(["violation", "warning", "never"]), default="violation",
-              show_default=True, help="Exit with status 1 when a finding of this severity or worse is found.")
-@click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True,
-              help="Language of the text output; json keeps the English message and the rule id.")
-@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, metavar="N",
-              help="Worker processes auditing files, and long files a part at a time (default: one per core; "
-                   "1: all in this process). The output is the same.")
-def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, ...], fmt: str,
-          fail_on: str, lang: str, jobs: int | None) -> None:
-    """Replay every hand in PATHS and report every rule broken (nothing is written)."""
-    from audit.check import check_paths
-    from audit.parallel import default_jobs
-    profile = cli_profile(profile_name, options)
-    worst = check_paths(list(paths), profile, fmt, sys.stdout, lang, sys.stderr,
-                        jobs if jobs is not None else default_jobs())
-    from audit.rules import SEVERITY_RANK
-    if fail_on != "never" and worst >= SEVERITY_RANK[fail_on]:
-        sys.exit(EXIT_FOUND)
+    """The ``audit`` command."""
 
 
 def _register() -> None:
-    """Commands that live in their own modules (each keeps its heavy imports inside the command)."""
-    from audit import cli_explain, cli_serve, cli_simulate, cli_store
-    for module in (cli_store, cli_explain, cli_simulate, cli_serve):
+    """The commands, each in its own module (each keeps its heavy imports inside the command)."""
+    from audit.cli import check, explain, serve, simulate, store
+    for module in (check, store, explain, simulate, serve):
         for command in module.COMMANDS:
             main.add_command(command)
 

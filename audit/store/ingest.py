@@ -26,23 +26,29 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any, BinaryIO, Generic, TextIO, TypeVar, cast
+from typing import Any, BinaryIO, Generic, TypeVar, cast
 
 from audit.errors import AuditError, InputError, Interrupted
 from audit.pipeline import Audited, audit_blocks
 from audit.read import iter_lines, open_input, split_blocks
-from audit.rows import RowBuilder, parse_started_at
-from audit.store import DATA_TABLES, SCHEMA, FileRows, Store
-from audit.textout import printable
+from audit.store.db import FileRows, Store
+from audit.store.rows import RowBuilder, parse_started_at
+from audit.store.schema import DATA_TABLES, SCHEMA, arrow_schema
+from audit.textout import counted
 
 BATCH_HANDS = 250
 """Rows are turned into Arrow record batches every this many hands (compact columns, not Python tuples)."""
-APPEND_ROWS = 5_000
-"""Rows of one table handed to DuckDB at a time, inside the file's transaction."""
+APPEND_ROWS = 20_000
+"""Rows of one table handed to DuckDB at a time, inside the file's transaction (fewer, larger inserts cost less
+CPU; 20,000 rows of actions take about 3 MB)."""
 DUCKDB_MEMORY = "96MB"
 """DuckDB's memory while ingesting: a large file's uncommitted rows beyond it wait in DuckDB's temporary files
 (bench/bigfile.py --ingest: a 1 GB file in one transaction stays under 300 MB in all). Not for a database made by
 audit 0.1.0, whose index on ``hands`` must fit in memory whole when a file commits."""
+SPILL_COMPRESSED = 32 << 20
+"""A worker compresses the rows it spills (lz4: a fifth of the disk) for an input file larger than this; a smaller
+file's rows go uncompressed, which saves the two processes 9% of their CPU time (bench/ingest.py, 2,000-hand
+files) for a few megabytes of temporary disk."""
 MAX_WORKERS = 64
 """The most ``--workers`` accepted; a run uses at most one worker per core (and per file)."""
 SMALL_FILE_BYTES = 256 * 1024
@@ -50,7 +56,8 @@ SMALL_FILE_BYTES = 256 * 1024
 them at most): DuckDB's commit and each insert cost about the same for ten hands as for thousands."""
 BATCH_BYTES = 1024 * 1024
 
-__all__ = ["FileBuilder", "IngestJob", "IngestSummary", "audit_file_rows", "ingest", "parse_started_at"]
+__all__ = ["FileBuilder", "FileFailure", "IngestJob", "IngestProgress", "IngestSummary", "WorkerDied", "WorkerPool",
+           "audit_file_rows", "ingest", "parse_started_at", "plan_jobs", "run_job"]
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -123,19 +130,26 @@ class _Table:
     """One table of a file: its Arrow schema, and the record batches kept when nothing takes them."""
 
     def __init__(self, name: str) -> None:
-        import pyarrow as pa
-
         self.name = name
-        self.schema = pa.schema([(col, _arrow_type(typ)) for col, typ in SCHEMA[name]])
+        self.schema = arrow_schema(name)
         self.batches: list[Any] = []
+        names = self.schema.names
+        # actions.card_list is made here from actions.cards (Arrow's string kernels: a Python list per line
+        # cost a tenth of the rows' time)
+        self.card_list = names.index("card_list") if name == "actions" else -1
+        self.cards = names.index("cards") if name == "actions" else -1
 
     def batch(self, columns: list[Any]) -> Any:
         """A record batch from one list of values per column (``None`` for empty columns)."""
         import pyarrow as pa
+        import pyarrow.compute as pc
 
         if not columns or not len(columns[0]):
             return None
         arrays = [pa.array(col, type=f.type) for col, f in zip(columns, self.schema)]
+        if self.card_list >= 0:
+            cards = pc.replace_substring(arrays[self.cards], pattern=" | ", replacement=" ")
+            arrays[self.card_list] = pc.split_pattern(cards, pattern=" ")
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
     def table(self) -> Any:
@@ -144,29 +158,23 @@ class _Table:
         return pa.Table.from_batches(self.batches, schema=self.schema)
 
 
-def _arrow_type(duck: str) -> Any:
-    import pyarrow as pa
-
-    types = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "BIGINT": pa.int64(), "BOOLEAN": pa.bool_(),
-             "TIMESTAMP": pa.timestamp("us"), "DATE": pa.date32(), "DOUBLE": pa.float64(),
-             "VARCHAR[]": pa.list_(pa.string())}
-    return types[duck]
-
-
 _WIDTHS = {name: len(SCHEMA[name]) for name in DATA_TABLES}
 Sink = Callable[[str, Any], None]
 """Takes one record batch of a table as soon as it is made: ``sink(table name, batch)``."""
 
 
 class FileBuilder:
-    """The rows of one file (``audit.rows``, compiled) as Arrow record batches, one every ``BATCH_HANDS`` hands,
+    """The rows of one file (``audit.store.rows``, compiled) as Arrow record batches, one every ``BATCH_HANDS`` hands,
     handed to ``sink`` as they are made (kept, without a sink)."""
 
-    def __init__(self, sha256: str, file: str, sink: Sink | None = None) -> None:
+    def __init__(self, sha256: str, file: str, sink: Sink | None = None,
+                 on_hands: Callable[[int], None] | None = None) -> None:
         self.rows = RowBuilder(sha256, file)
         self.tables = {name: _Table(name) for name in DATA_TABLES}
         self.sink = sink
+        self.on_hands = on_hands  # told the hands read, at every flush
         self._since_flush = 0
+        self._hands_told = 0
 
     def add(self, audited: Audited) -> None:
         """Add one item of ``audit_file``'s output."""
@@ -186,6 +194,10 @@ class FileBuilder:
             else:
                 self.sink(name, batch)
         self._since_flush = 0
+        if self.on_hands is not None:
+            read = self.rows.hands + self.rows.parse_errors + self.rows.skipped_hands
+            self.on_hands(read - self._hands_told)
+            self._hands_told = read
 
     def finish(self, path: str, size: int, default_profile: str) -> FileRows:
         self.flush()
@@ -223,10 +235,12 @@ class _StoreSink:
 
 
 class _SpillSink:
-    """A worker's batches, written to one Arrow stream file per table (``prefix<table>.arrows``)."""
+    """A worker's batches, written to one Arrow stream file per table (``prefix<table>.arrows``), compressed
+    for a large file only (``SPILL_COMPRESSED``)."""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, compress: bool = False) -> None:
         self.prefix = prefix
+        self.compress = compress
         self.writers: dict[str, Any] = {}
         self.paths: dict[str, str] = {}
 
@@ -236,7 +250,7 @@ class _SpillSink:
         writer = self.writers.get(table)
         if writer is None:
             path = f"{self.prefix}{table}.arrows"
-            compression = "lz4" if pa.Codec.is_available("lz4") else None  # a fifth of the disk, little CPU
+            compression = "lz4" if self.compress and pa.Codec.is_available("lz4") else None
             writer = pa.ipc.new_stream(path, batch.schema, options=pa.ipc.IpcWriteOptions(compression=compression))
             self.writers[table] = writer
             self.paths[table] = path
@@ -292,12 +306,13 @@ def profile_label(name: str, options: Iterable[tuple[str, str]]) -> str:
 
 
 def audit_file_rows(job: IngestJob, progress: Callable[[int], None] | None = None,
-                    sink: Sink | None = None) -> FileRows:
+                    sink: Sink | None = None, on_hands: Callable[[int], None] | None = None) -> FileRows:
     """Audit one file into the rows of every table (raises ``AuditError`` if it cannot be read at all).
 
     The rows are keyed by ``job.sha256`` (hashed first when not given) and handed to ``sink`` as they are made
     (kept in the returned ``FileRows`` without one); the bytes parsed are hashed as they are read, and a file
-    that changed in between is refused rather than stored under the wrong hash.
+    that changed in between is refused rather than stored under the wrong hash. ``progress`` is told the bytes
+    read, ``on_hands`` the hands read (every few hundred).
     """
     import io
 
@@ -316,7 +331,7 @@ def audit_file_rows(job: IngestJob, progress: Callable[[int], None] | None = Non
         except OSError as exc:
             raise AuditError(f"{name}: cannot be read ({exc.strerror})") from None
         raw = open_input(source, name)
-    builder = FileBuilder(sha, name, sink)
+    builder = FileBuilder(sha, name, sink, on_hands)
     notices: list[str] = []
     with raw:
         reader = _HashingReader(raw, progress)
@@ -335,7 +350,8 @@ def run_job(job: IngestJob, spill_prefix: str | None = None) -> FileRows | FileF
     """Worker entry point: a file's rows (written to Arrow stream files named ``spill_prefix…`` when given), or
     why it was skipped (never raises)."""
     # a small file's rows go back over the pipe (a few files on disk per file would cost more than its audit)
-    sink = _SpillSink(spill_prefix) if spill_prefix is not None and job.size >= SMALL_FILE_BYTES else None
+    sink = (_SpillSink(spill_prefix, job.size > SPILL_COMPRESSED)
+            if spill_prefix is not None and job.size >= SMALL_FILE_BYTES else None)
     try:
         rows = audit_file_rows(job, sink=sink)
         if sink is not None:
@@ -371,16 +387,71 @@ class IngestSummary:
     seconds: float = 0.0
     STORE = "database"  # where the files went, as the summary names it
 
+    def add(self, out: FileRows | FileFailure | None, tell: Tell, kept: str) -> None:
+        """Count what became of one file (its rows stored, why it was skipped, or ``None``: stored already) and
+        ``tell`` it. A ``fatal`` failure stops the run: ``AuditError``, ending with ``kept`` (what is kept)."""
+        if out is None:
+            self.already += 1
+        elif isinstance(out, FileFailure):
+            if out.fatal:
+                raise AuditError(f"{out.message}; {kept}")
+            self.failed.append(out)
+            tell("skipped", out.message if not out.internal
+                 else f"{out.path}: an internal error (please report it): {out.message}")
+        else:
+            for note in out.notices:
+                tell("note", note)
+            self.ingested += 1
+            self.hands += out.hands
+            self.parse_errors += out.parse_errors
+            self.findings += out.findings
+            self.skipped_hands += out.skipped_hands
+            tell("stored", f"ingested {out.path}: {counted(out.hands, 'hand')}, {counted(out.findings, 'finding')}")
+
     def line(self) -> str:
         """The one-line summary printed at the end."""
         extra = [f"{self.already} already in the {self.STORE}"] if self.already else []
         if self.failed:
             extra.append(f"{len(self.failed)} skipped")
+        if self.skipped_hands:
+            extra.append(f"{counted(self.skipped_hands, 'hand')} of another game")
         note = f" ({', '.join(extra)})" if extra else ""
         rate = f", {self.hands / self.seconds:,.0f} hands/s" if self.seconds > 0 and self.hands else ""
-        return (f"{self.ingested} file{'s' if self.ingested != 1 else ''} ingested{note}: {self.hands:,} hands, "
-                f"{self.findings:,} findings, {self.parse_errors:,} unreadable hands in {self.seconds:.1f} s"
-                f"{rate} -> {self.db}")
+        return (f"{counted(self.ingested, 'file')} ingested{note}: {counted(self.hands, 'hand')}, "
+                f"{counted(self.findings, 'finding')}, {counted(self.parse_errors, 'unreadable hand')} in "
+                f"{self.seconds:.1f} s{rate} -> {self.db}")
+
+
+@dataclass
+class IngestProgress:
+    """How far a run is, as given to ``ingest(progress=...)`` (several times a second at most)."""
+
+    files: int  # files to audit (those not already in the database)
+    done: int = 0  # files finished
+    hands: int = 0  # hands read so far, the current file's included
+    bytes_done: int = 0
+    bytes_total: int = 0
+    current: str = ""  # the file being read ("" between files)
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def seconds(self) -> float:
+        return time.monotonic() - self.started
+
+    @property
+    def rate(self) -> float:
+        """Hands per second so far."""
+        seconds = self.seconds
+        return self.hands / seconds if seconds > 0 else 0.0
+
+
+Tell = Callable[[str, str], None]
+"""Receives what a run has to say, as ``(kind, text)``: ``skipped`` (a file that could not be audited, and why),
+``note`` (an option a file overrides, the workers used) and ``stored`` (a file committed, with its counts)."""
+
+
+def _silent(kind: str, text: str) -> None:
+    pass
 
 
 def plan_jobs(files: list[str], known: set[str], profile: str, options: tuple[tuple[str, str], ...],
@@ -438,7 +509,7 @@ def usable_workers(asked: int, files: int) -> int:
 Outcome = TypeVar("Outcome")
 
 
-class _Pool(Generic[Outcome]):
+class WorkerPool(Generic[Outcome]):
     """Worker processes that audit whole files, one at a time each, and answer over a pipe: ``task(job, spill
     prefix)`` runs in the worker for each job (``run_job`` for the database, a lake writer for ``--lake``).
 
@@ -556,26 +627,27 @@ def _worker_main(conn: Any, task: Callable[[IngestJob, str], object]) -> None:
 
 
 def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple[tuple[str, str], ...] = (),
-           workers: int = 1, progress: bool = False, err: IO[str] | None = None,
-           verbose: bool = False) -> IngestSummary:
+           workers: int = 1, progress: Callable[[IngestProgress], None] | None = None,
+           tell: Tell | None = None) -> IngestSummary:
     """Audit ``paths`` and store them in the database ``db``; returns what was done.
 
     A named path that does not exist, or a folder that cannot be listed, raises ``InputError`` before anything
-    is written. A file that cannot be read is reported on ``err`` and skipped; the others still go in. A worker
-    that dies stops the run (``WorkerDied``) and Ctrl-C stops it (``Interrupted``): the database then holds the
-    files before the one being written, each whole.
+    is written. A file that cannot be read is skipped (and ``tell``-ed); the others still go in. A worker that
+    dies stops the run (``WorkerDied``) and Ctrl-C stops it (``Interrupted``): the database then holds the files
+    before the one being written, each whole. ``progress`` is called as hands are read (about every 250 hands,
+    and as each file ends).
     """
     from audit.profile import load_profile
     from audit.read import expand_paths
 
-    err = err or sys.stderr
     start = time.perf_counter()
     load_profile(profile).with_options(list(options))  # a bad profile or option stops the run before any work
     files = expand_paths(paths)
     summary = IngestSummary(db, files=len(files))
-    # With workers, one DuckDB thread: the workers have the cores, and DuckDB's own threads only add their
-    # overhead (bench/ingest.py, 100,000 hands, 2 workers: 36.7 -> 34.3 CPU s).
-    threads = 1 if workers > 1 else None
+    # One DuckDB thread: the audit (this process or the workers) has the cores, and DuckDB's own threads only
+    # add their overhead (bench/ingest.py, 100,000 hands, 2 workers: 36.7 -> 34.3 CPU s; 20,000 hands in this
+    # process: 4.6 -> 4.2 CPU s, and no slower by the clock).
+    threads = 1
     store = Store.open(db, threads=threads, memory_limit=DUCKDB_MEMORY)
     if store.has_index("hands"):  # a database made by audit 0.1.0: its index on hands must fit in memory whole
         store.close()
@@ -583,7 +655,7 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
     with store:
         scratch = tempfile.mkdtemp(prefix="audit-ingest-")
         try:
-            _run(store, files, profile, options, workers, progress, err, verbose, summary, scratch)
+            _run(store, files, profile, options, workers, progress, tell or _silent, summary, scratch)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)  # this run's own folder: spooled input, worker rows
     summary.seconds = time.perf_counter() - start
@@ -591,76 +663,72 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
 
 
 def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str, str], ...], workers: int,
-         progress: bool, err: IO[str], verbose: bool, summary: IngestSummary, scratch: str) -> None:
+         progress: Callable[[IngestProgress], None] | None, tell: Tell, summary: IngestSummary,
+         scratch: str) -> None:
     jobs = plan_jobs(files, store.known_files(), profile, options, summary, spool_dir=scratch)
     for failure in summary.failed:
-        err.write(f"audit: skipped {printable(failure.message)}\n")
+        tell("skipped", failure.message)
     count = usable_workers(workers, len(jobs))
     if count < workers and len(jobs) > count:
-        err.write(f"audit: note: using {count} worker{'s' if count != 1 else ''} (one per core this machine "
-                  "gives the ingest)\n")
-    bar = _progress_bar(sum(j.size for j in jobs), err) if progress and jobs else None
-    tick = bar.update if bar is not None else None
+        tell("note", f"using {counted(count, 'worker')} (one per core this machine gives the ingest)")
+    state = IngestProgress(len(jobs), bytes_total=sum(j.size for j in jobs))
+    if count > 1 and jobs:
+        state.current = jobs[0].path  # workers: the file the database waits for (files are stored in order)
+    on_bytes = on_hands = None
+    if progress is not None:
+        def on_bytes(n: int) -> None:
+            state.bytes_done += n
+
+        def on_hands(n: int) -> None:
+            state.hands += n
+            progress(state)
+
+        progress(state)
     current = ""
-    pool: _Pool[FileRows | FileFailure] | None = None
+    finished_bytes = finished_hands = 0
+    pool: WorkerPool[FileRows | FileFailure] | None = None
     try:
         if count <= 1:
-            results = _in_process(store, jobs, tick)
+            results = _in_process(store, jobs, on_bytes, on_hands, state)
         else:
-            pool = _Pool(count, run_job)
-            results = _written(store, jobs, pool.run(jobs, scratch, ahead=2 * count), tick)
+            pool = WorkerPool(count, run_job)
+            results = _written(store, jobs, pool.run(jobs, scratch, ahead=2 * count))
         for job, out in results:
             current = job.path
-            if out is None:
-                summary.already += 1
-            elif isinstance(out, FileFailure):
-                if out.fatal:
-                    raise AuditError(f"{out.message}; the database holds the files before {job.path}")
-                summary.failed.append(out)
-                what = "an internal error (please report it)" if out.internal else "cannot be read"
-                msg = out.message if not out.internal else f"{out.path}: {what}: {out.message}"
-                _clear(bar, err)
-                err.write(f"audit: skipped {printable(msg)}\n")
-            else:
-                for note in out.notices:
-                    _clear(bar, err)
-                    err.write(f"audit: note: {printable(note)}\n")
-                summary.ingested += 1
-                summary.hands += out.hands
-                summary.parse_errors += out.parse_errors
-                summary.findings += out.findings
-                summary.skipped_hands += out.skipped_hands
-                if verbose:
-                    _clear(bar, err)
-                    err.write(f"ingested {printable(out.path)}: {out.hands} hands, {out.findings} findings\n")
-                    err.flush()
+            summary.add(out, tell, f"the database holds the files before {job.path}")
             current = ""
+            if progress is not None:  # the counts of whole files (those of the file being read were running)
+                finished_bytes += job.size
+                if isinstance(out, FileRows):
+                    finished_hands += out.hands + out.parse_errors + out.skipped_hands
+                state.done += 1
+                state.current = jobs[state.done].path if count > 1 and state.done < len(jobs) else ""
+                state.bytes_done, state.hands = finished_bytes, finished_hands
+                progress(state)
     except KeyboardInterrupt:
-        _clear(bar, err)
-        raise Interrupted(f"interrupted; {summary.ingested} file{'s' if summary.ingested != 1 else ''} "
-                          f"ingested, each whole{f', {current} not' if current else ''} (the database holds "
-                          "only whole files)") from None
+        raise Interrupted(f"interrupted; {counted(summary.ingested, 'file')} ingested, each whole"
+                          f"{f', {current} not' if current else ''} (the database holds only whole files)") from None
     finally:
         if pool is not None:
             pool.close()
-        if bar is not None:
-            bar.render_finish()
 
 
 Result = tuple[IngestJob, FileRows | FileFailure | None]
 """A job and what became of it: its rows (committed), why it was skipped, or ``None``: already stored."""
 
 
-def _in_process(store: Store, jobs: list[IngestJob], progress: Callable[[int], None] | None) -> Iterator[Result]:
+def _in_process(store: Store, jobs: list[IngestJob], on_bytes: Callable[[int], None] | None,
+                on_hands: Callable[[int], None] | None, state: IngestProgress) -> Iterator[Result]:
     """Audit each job in this process: a large file's rows go to the database as they are made, inside the file's
-    transaction; small files' rows are kept and written several files to a transaction (``_batched``)."""
+    transaction; small files' rows are kept and written several files to a transaction (``_Batch``)."""
     import duckdb
 
     batch = _Batch(store)
     for i, job in enumerate(jobs):
         if job.size < SMALL_FILE_BYTES:
+            state.current = job.path
             try:
-                small: FileRows | FileFailure = audit_file_rows(job, progress)
+                small: FileRows | FileFailure = audit_file_rows(job, on_bytes, None, on_hands)
             except AuditError as exc:
                 small = FileFailure(job.path, str(exc))
             except Exception as exc:
@@ -673,9 +741,10 @@ def _in_process(store: Store, jobs: list[IngestJob], progress: Callable[[int], N
             yield job, None
             continue
         sink = _StoreSink(store)
+        state.current = job.path
         out: FileRows | FileFailure
         try:
-            out = audit_file_rows(job, progress, sink)
+            out = audit_file_rows(job, on_bytes, sink, on_hands)
             sink.close()
             store.commit_file(out)
         except duckdb.Error as exc:
@@ -711,7 +780,7 @@ class _Batch:
         self.size = 0
 
     def add(self, job: IngestJob, out: FileRows | FileFailure, last: bool) -> Iterator[Result]:
-        """Add a small file's result (``last``: no small file follows it, so write the batch now)."""
+        """Add a file's result (``last``: no small file follows it, so write the batch now)."""
         if isinstance(out, FileFailure):
             yield from self.flush()
             yield job, out
@@ -722,6 +791,7 @@ class _Batch:
             yield from self.flush()
 
     def flush(self) -> Iterator[Result]:
+        """Write the waiting files in one transaction; each with its result (``None``: already stored)."""
         import duckdb
 
         waiting, self.waiting, self.size = self.waiting, [], 0
@@ -746,14 +816,12 @@ class _Batch:
             yield job, out if stored else None
 
 
-def _written(store: Store, jobs: list[IngestJob], results: Iterator[tuple[IngestJob, FileRows | FileFailure]],
-             progress: Callable[[int], None] | None) -> Iterator[Result]:
+def _written(store: Store, jobs: list[IngestJob],
+             results: Iterator[tuple[IngestJob, FileRows | FileFailure]]) -> Iterator[Result]:
     """The workers' results, written here in job order: a large file in a transaction of its own, small files
     several to a transaction (progress by whole files)."""
     batch = _Batch(store)
     for i, (job, out) in enumerate(results):
-        if progress is not None:
-            progress(job.size)
         yield from batch.add(job, out, job.size >= SMALL_FILE_BYTES or _ends_batch(jobs, i))
     yield from batch.flush()
 
@@ -769,18 +837,3 @@ def _interrupted(exc: Exception) -> bool:
 
     return isinstance(exc, duckdb.InterruptException) or (
         isinstance(exc, (RuntimeError, duckdb.Error)) and "interrupt" in str(exc).lower())
-
-
-def _progress_bar(total: int, err: IO[str]) -> Any:
-    import click
-
-    bar = click.progressbar(length=max(total, 1), label="ingesting", file=cast(TextIO, err), show_eta=True,
-                            show_percent=True)
-    bar.render_progress()
-    return bar
-
-
-def _clear(bar: Any, err: IO[str]) -> None:
-    """Start a fresh line so a message does not land in the middle of the progress bar."""
-    if bar is not None:
-        err.write("\r\033[K")

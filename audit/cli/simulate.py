@@ -6,17 +6,26 @@ import sys
 
 import click
 
+from audit.cli.options import OptionSetting, ProfileName, epilog
 
-@click.command()
-@click.option("--profile", "profile_name", default="home-open", show_default=True, metavar="NAME",
+EXAMPLES = [
+    "audit simulate --sessions 3 --seed 7 > three.txt",
+    "audit simulate --profile stripped32 --option betting=pot-limit --sessions 100 -o pot-limit.txt",
+    "audit simulate --profile qdan --sessions 50 | audit check -",
+]
+
+
+@click.command(epilog=epilog(EXAMPLES, ("0  done", "2  could not run (a profile it cannot play, a bad option)",
+                                        "130  stopped with Ctrl-C")))
+@click.option("--profile", "profile_name", type=ProfileName(), default="home-open", show_default=True,
               help="Rule profile to play: home-open, qdan or stripped32 (and their options).")
-@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+@click.option("--option", "options", type=OptionSetting(), multiple=True, metavar="NAME=VALUE",
               help="Override one profile parameter (written as an 'Option:' line in each session).")
 @click.option("--sessions", type=click.IntRange(min=0), default=1, show_default=True,
               help="Number of sessions (each up to the profile's session length).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Random seed: the same seed always gives the same bytes.")
-@click.option("--output", "output", default=None, metavar="FILE",
+@click.option("--output", "-o", "output", default=None, metavar="FILE",
               help="Write to FILE instead of standard output (through a temporary file renamed into place).")
 def simulate(profile_name: str, options: tuple[str, ...], sessions: int, seed: int, output: str | None) -> None:
     """Play SESSIONS sessions of random legal hands and print them in the house format."""

@@ -1,0 +1,5 @@
+"""The ``audit`` command: thin click commands over the library (``main`` is the group)."""
+
+from audit.cli.main import main
+
+__all__ = ["main"]
