@@ -1,13 +1,15 @@
 """End-to-end ``audit check`` throughput on a simulated corpus: read → parse → replay → session rules → findings.
 
     .venv/bin/python bench/check.py [--hands 20000] [--seed 1] [--repeat 5] [--jobs 1,2] [--small-files 10000]
-                                    [--vs-pokerkit] [--pokerkit-hands N]
+                                    [--vs-pokerkit] [--pokerkit-hands N] [--before DIR]
 
 1. Simulates home-open sessions (``audit.simulate``) until ``--hands`` hands and writes them to a temporary file.
 2. Runs the real command, ``audit check FILE --format json --jobs J``, for each ``--jobs`` value in turn,
    ``--repeat`` rounds (alternating, so that a busy moment of a shared machine falls on both sides): per run the
    wall time, the CPU time of the command and its workers, and the peak memory of its largest process
-   (``wait4``); then the median of each, and the wall-time speed-up of each J over the first.
+   (``wait4``); then the median of each, and the wall-time speed-up of each J over the first. ``--before DIR``:
+   in the same rounds, the command of another copy of the code (``DIR``: a source tree, e.g. ``git archive main``
+   unpacked and compiled with ``python hatch_build.py`` in it), run with ``PYTHONPATH=DIR`` and no ``--jobs``.
 3. Runs the same pipeline in a fresh child process through ``audit.check.check_paths`` (what the command calls),
    timing wall and cpu, and its peak memory (``ru_maxrss``) -- no interpreter start-up in the figure.
 4. ``--small-files N``: the same hands cut into N files in a folder (whole hands; a session's later hands are
@@ -90,14 +92,14 @@ def measure_in_process(path: str) -> dict[str, Any]:
 TIME = "/usr/bin/time"
 
 
-def run_command(args: list[str]) -> dict[str, Any]:
+def run_command(args: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
     """One run of a command: exit status, lines printed, wall s, cpu s of it and its children, peak MiB of its
     largest process. The peak is GNU time's (a process started from this one would count this one's memory as
     its own: Linux carries the peak over a fork and an exec); without it, ``wait4``'s."""
     timed = os.path.exists(TIME)
     start = time.perf_counter()
     proc = subprocess.Popen(([TIME, "-f", "%M"] if timed else []) + args, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, env=env)
     assert proc.stdout is not None and proc.stderr is not None
     lines = sum(1 for _ in proc.stdout)
     err = proc.stderr.read().decode()
@@ -112,27 +114,37 @@ def run_command(args: list[str]) -> dict[str, Any]:
             "rss": rss, "err": err}
 
 
-def compare_jobs(target: str, hands: int, jobs: list[int], repeat: int, label: str) -> dict[int, float]:
-    """``audit check TARGET --format json --jobs J`` for each J, ``repeat`` alternating rounds; medians."""
-    runs: dict[int, list[dict[str, Any]]] = {j: [] for j in jobs}
+def compare_jobs(target: str, hands: int, jobs: list[int], repeat: int, label: str,
+                 before: str | None = None) -> dict[int, float]:
+    """``audit check TARGET --format json --jobs J`` for each J (and the code in ``before`` with no ``--jobs``,
+    as J = 0), ``repeat`` alternating rounds; medians."""
+    sides = ([0] if before else []) + jobs
+    runs: dict[int, list[dict[str, Any]]] = {j: [] for j in sides}
+    command = audit_command() + ["check", target, "--format", "json"]
     for _ in range(repeat):
-        for j in jobs:
-            runs[j].append(run_command(audit_command() + ["check", target, "--format", "json", "--jobs", str(j)]))
+        for j in sides:
+            if j:
+                runs[j].append(run_command(command + ["--jobs", str(j)]))
+            else:
+                runs[j].append(run_command(command, dict(os.environ, PYTHONPATH=str(before))))
     medians: dict[int, float] = {}
-    for j in jobs:
+    for j in sides:
         r = runs[j]
         wall = statistics.median(x["wall"] for x in r)
         cpu = statistics.median(x["cpu"] for x in r)
         medians[j] = wall
         walls = ", ".join(f"{x['wall']:.2f}" for x in r)
-        print(f"audit check {label} --format json --jobs {j}: exit {r[0]['exit']}, {r[0]['lines']} findings; "
+        cpus = ", ".join(f"{x['cpu']:.2f}" for x in r)
+        name = f"--jobs {j}" if j else f"(the code in {before})"
+        print(f"audit check {label} --format json {name}: exit {r[0]['exit']}, {r[0]['lines']} findings; "
               f"median of {repeat}: {wall:.2f} s wall = {hands / wall:,.0f} hands/s, {cpu:.2f} s cpu (all its "
               f"processes) = {hands / cpu:,.0f} hands/s per cpu second; largest process {max(x['rss'] for x in r):.0f}"
-              f" MiB; walls {walls}")
+              f" MiB; walls {walls}; cpus {cpus}")
         if r[0]["err"]:
             print(f"  stderr: {r[0]['err'].strip()[:300]}")
-    for j in jobs[1:]:
-        print(f"  --jobs {j} against --jobs {jobs[0]}: {medians[jobs[0]] / medians[j]:.2f}x (median wall)")
+    for j in sides[1:]:
+        print(f"  --jobs {j} against {'the code before' if not sides[0] else f'--jobs {sides[0]}'}: "
+              f"{medians[sides[0]] / medians[j]:.2f}x (median wall)")
     return medians
 
 
@@ -252,6 +264,7 @@ def main() -> None:
                     help="also check the same hands cut into N files")
     ap.add_argument("--vs-pokerkit", action="store_true", help="pokerkit 0.7.7's replay of the same hands")
     ap.add_argument("--pokerkit-hands", type=int, default=None, help="at most this many hands for pokerkit (all)")
+    ap.add_argument("--before", metavar="DIR", help="also run the command of the code in DIR (a compiled source tree)")
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # the child process
     args = ap.parse_args()
     if args.measure:
@@ -264,7 +277,7 @@ def main() -> None:
         size = os.path.getsize(path)
         print(f"simulate: {hands} hands ({size / 2**20:.1f} MiB) in {wall:.2f} s wall = {hands / wall:,.0f} hands/s; "
               f"{cpu:.2f} s cpu = {hands / cpu:,.0f} hands/s (seed {args.seed})")
-        compare_jobs(path, hands, jobs, args.repeat, "FILE")
+        compare_jobs(path, hands, jobs, args.repeat, "FILE", args.before)
         one_job = [run_command(audit_command() + ["check", path, "--format", "json", "--jobs", "1"])["cpu"]
                    for _ in range(3 if args.vs_pokerkit else 0)]
 
@@ -281,7 +294,7 @@ def main() -> None:
             folder = os.path.join(tmp, "small")
             os.mkdir(folder)
             written = split_corpus(path, folder, args.small_files)
-            compare_jobs(folder, hands, jobs, args.repeat, f"FOLDER ({written} files)")
+            compare_jobs(folder, hands, jobs, args.repeat, f"FOLDER ({written} files)", args.before)
         if args.vs_pokerkit:
             pokerkit_compare(path, args.pokerkit_hands, tmp, min(one_job) if one_job else None, hands)
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} (wall figures suffer under load; "
