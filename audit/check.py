@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO
 
 from audit.findings import Finding
-from audit.pipeline import audit_file
+from audit.parallel import CHUNK_BYTES, Checked, CheckedFiles
 from audit.profile import Profile
 from audit.read import expand_paths
 from audit.rules import SEVERITY_RANK
@@ -48,7 +48,7 @@ Progress = Callable[[CheckSummary], None]
 
 def check_paths(paths: list[str], profile: Profile, fmt: str, out: IO[str], lang: str = "en",
                 err: IO[str] | None = None, summary: CheckSummary | None = None, progress: Progress | None = None,
-                closing: bool = True) -> int:
+                closing: bool = True, jobs: int = 1, chunk_bytes: int = CHUNK_BYTES) -> int:
     """Audit ``paths`` and write findings to ``out`` (notes for the user to ``err``); returns the worst severity
     rank found (0: none).
 
@@ -56,56 +56,65 @@ def check_paths(paths: list[str], profile: Profile, fmt: str, out: IO[str], lang
     text output groups findings by hand, says a problem that repeats through a file once (an unreadable block
     after block), and closes with the counts by rule, by file and in all (not with ``closing=False``).
     ``summary`` is kept up to date as the files are read, and ``progress`` is told how far the check is.
+    ``jobs`` > 1 audits files, and long files in parts of whole sessions (about ``chunk_bytes`` each), in that
+    many worker processes; the output is the same.
     """
     files = expand_paths(paths)
     tally = summary if summary is not None else CheckSummary()
     tally.files = len(files)
     notices: list[str] = []
     text = fmt != "json"
-    for file in files:
-        tally.current = file
-        if progress is not None:
-            progress(tally)
-        group: tuple[str, str] | None = None
-        repeats: dict[str, list[int]] = {}  # the reason of an unreadable block -> lines of its repeats
-        since = 0
-        for audited in audit_file(file, profile, notices=notices):
-            if notices:
-                _say(notices, err)
-            if audited.hand is not None or audited.failure is not None:
-                tally.hands += 1
-                since += 1
-                if progress is not None and since >= PROGRESS_HANDS:
-                    since = 0
-                    progress(tally)
-            for f in audited.findings:
-                tally.add(f)
-                if not text:
-                    out.write(json_line(f.as_dict()) + "\n")
-                    continue
-                if f.rule == "PARSE_ERROR":
-                    reason = _WHERE.sub("", f.message.split("\n", 1)[0], count=1)
-                    seen = repeats.get(reason)
-                    if seen is not None:
-                        seen.append(f.line)
-                        continue
-                    repeats[reason] = []
-                at = _group(f, lang)
-                if at != group:
-                    group = at
-                    out.write("\n" + printable(at[1]) + "\n")
-                out.write(_text_line(f, lang) + "\n")
-        if notices:
-            _say(notices, err)
-        if text:
-            _repeated(file, repeats, lang, out)
-        tally.files_done += 1
-        tally.current = ""
-        if progress is not None:
-            progress(tally)
+    with CheckedFiles(files, profile, jobs, notices, chunk_bytes) as checked:
+        for file, blocks in checked:
+            tally.current = file
+            if progress is not None:
+                progress(tally)
+            _check_file(file, blocks, tally, text, lang, out, err, notices, progress)
     if text and closing:
         out.write(closing_text(tally, lang))
     return tally.worst
+
+
+def _check_file(file: str, blocks: Iterator[Checked], tally: CheckSummary, text: bool, lang: str, out: IO[str],
+                err: IO[str] | None, notices: list[str], progress: Progress | None) -> None:
+    """Print one file's findings (``blocks``: its hands counted and their findings, in order)."""
+    group: tuple[str, str] | None = None
+    repeats: dict[str, list[int]] = {}  # the reason of an unreadable block -> lines of its repeats
+    since = 0
+    for counted, findings in blocks:
+        if notices:
+            _say(notices, err)
+        if counted:
+            tally.hands += counted
+            since += counted
+            if progress is not None and since >= PROGRESS_HANDS:
+                since = 0
+                progress(tally)
+        for f in findings:
+            tally.add(f)
+            if not text:
+                out.write(json_line(f.as_dict()) + "\n")
+                continue
+            if f.rule == "PARSE_ERROR":
+                reason = _WHERE.sub("", f.message.split("\n", 1)[0], count=1)
+                seen = repeats.get(reason)
+                if seen is not None:
+                    seen.append(f.line)
+                    continue
+                repeats[reason] = []
+            at = _group(f, lang)
+            if at != group:
+                group = at
+                out.write("\n" + printable(at[1]) + "\n")
+            out.write(_text_line(f, lang) + "\n")
+    if notices:
+        _say(notices, err)
+    if text:
+        _repeated(file, repeats, lang, out)
+    tally.files_done += 1
+    tally.current = ""
+    if progress is not None:
+        progress(tally)
 
 
 def closing_text(tally: CheckSummary, lang: str = "en") -> str:

@@ -175,6 +175,11 @@ def _build(name: str, description: str, p: dict[str, str]) -> Profile:
     )
 
 
+def rebuild_profile(name: str, description: str, params: tuple[tuple[str, str], ...]) -> Profile:
+    """A profile from its ``name``, ``description`` and ``params`` (how one crosses to another process)."""
+    return _build(name, description, dict(params))
+
+
 def option_pairs(options: Iterable[str]) -> list[tuple[str, str]]:
     """``--option NAME=VALUE`` arguments as ``(name, value)`` pairs; a ``ProfileError`` for one without ``=``."""
     pairs = []

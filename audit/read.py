@@ -87,47 +87,56 @@ def _starts_block(line: str, current: str) -> bool:
     return current != "preamble" and (line.startswith("Session:") or line.startswith("Profile:"))
 
 
-def split_blocks(lines: Iterable[str], file: str) -> Iterator[RawBlock]:
-    """Cut decoded lines (without line ends) into blocks, keeping file line numbers."""
+def split_blocks(lines: Iterable[str], file: str, first_line: int = 1) -> Iterator[RawBlock]:
+    """Cut decoded lines (without line ends) into blocks, keeping file line numbers (the first line is
+    ``first_line``: a part of a file read on its own)."""
+    return split_chunk_blocks((lines,), file, first_line)
+
+
+def split_chunk_blocks(chunks: Iterable[Iterable[str]], file: str, first_line: int = 1) -> Iterator[RawBlock]:
+    """``split_blocks`` of lines handed over a chunk at a time (``iter_line_chunks``)."""
     block: RawBlock | None = None
     in_summary = False
     keeps: str | None = None
     kept: list[str] = []
     numbers: list[int] = []
-    for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip()
-        if line and line[0] == "\ufeff":  # a byte-order mark inside the file: files joined with cat
-            line = line.lstrip("\ufeff")
-        if not line:
-            if block is not None:
+    number = first_line - 1
+    for chunk in chunks:
+        for raw in chunk:
+            number += 1
+            line = raw.rstrip()
+            if line and line[0] == "\ufeff":  # a byte-order mark inside the file: files joined with cat
+                line = line.lstrip("\ufeff")
+            if not line:
+                if block is not None:
+                    yield block
+                    block = None
+                continue
+            # (characters compared by index: the compiled code compares code points, making no 1-character string)
+            stripped = line.lstrip() if line[0] == " " or line[0] == "\t" else line
+            if stripped[0] == "#":
+                continue
+            # only lines starting with one of these letters can open a block: skip the prefix tests otherwise
+            if block is not None and stripped[0] in _OPENER_CHARS and _starts_block(stripped, block.kind):
                 yield block
                 block = None
-            continue
-        # (characters compared by index: the compiled code compares code points, making no 1-character string)
-        stripped = line.lstrip() if line[0] == " " or line[0] == "\t" else line
-        if stripped[0] == "#":
-            continue
-        # only lines starting with one of these letters can open a block: skip the prefix tests otherwise
-        if block is not None and stripped[0] in _OPENER_CHARS and _starts_block(stripped, block.kind):
-            yield block
-            block = None
-        if block is None:
-            block = RawBlock(file, block_kind(stripped))
-            in_summary = False
-            keeps = _SUMMARY_KEEPS.get(block.kind)
-            kept = block.lines
-            numbers = block.numbers
-        if keeps is not None:
-            if in_summary:
-                if not stripped.startswith(keeps):
-                    continue  # free summary lines (one per seat, as sites print them) are allowed and ignored
-            elif stripped[0] == "*" and stripped.startswith("*** SUMMARY ***"):
-                in_summary = True
-        if len(kept) >= MAX_BLOCK_LINES:
-            block.too_long = True
-            continue
-        kept.append(stripped)
-        numbers.append(number)
+            if block is None:
+                block = RawBlock(file, block_kind(stripped))
+                in_summary = False
+                keeps = _SUMMARY_KEEPS.get(block.kind)
+                kept = block.lines
+                numbers = block.numbers
+            if keeps is not None:
+                if in_summary:
+                    if not stripped.startswith(keeps):
+                        continue  # free summary lines (one per seat, as sites print them) are allowed and ignored
+                elif stripped[0] == "*" and stripped.startswith("*** SUMMARY ***"):
+                    in_summary = True
+            if len(kept) >= MAX_BLOCK_LINES:
+                block.too_long = True
+                continue
+            kept.append(stripped)
+            numbers.append(number)
     if block is not None:
         yield block
 
@@ -155,56 +164,70 @@ def _sniff_encoding(head: bytes, name: str) -> tuple[str, int]:
     return "utf-8", 0
 
 
-def _line_breaks(text: str) -> int:
-    """How many line ends (LF, CRLF or CR) ``text`` holds."""
-    return text.count("\n") + text.count("\r") - text.count("\r\n")
+def iter_lines(binary: BinaryIO, name: str, encoding: str | None = None, first_line: int = 1) -> Iterator[str]:
+    """Decode a binary stream into lines without line ends (LF, CRLF or CR), streaming (``iter_line_chunks``
+    one line at a time)."""
+    for chunk in iter_line_chunks(binary, name, encoding, first_line):
+        yield from chunk
 
 
-def iter_lines(binary: BinaryIO, name: str) -> Iterator[str]:
-    """Decode a binary stream into lines without line ends (LF, CRLF or CR), streaming.
+def iter_line_chunks(binary: BinaryIO, name: str, encoding: str | None = None,
+                     first_line: int = 1) -> Iterator[list[str]]:
+    """Decode a binary stream into lines without line ends (LF, CRLF or CR), streaming, a list of lines at a time.
 
     Memory does not grow with the file: it is decoded a chunk at a time, and a line that grows past
     ``MAX_LINE_CHARS`` is rejected before it is read any further (a file of one huge line is not read into memory).
+    Every line before the first problem (text that is not valid, a NUL byte, a line too long) is given before the
+    ``InputError`` that names it, wherever the chunks happen to end. ``encoding`` and ``first_line``: for a part of
+    a file that starts at a line further on (the encoding is then not sniffed from its first bytes).
     """
-    head = _read(binary, 4096, name)
-    encoding, skip = _sniff_encoding(head, name)
+    if encoding is None:
+        head = _read(binary, 4096, name)
+        encoding, skip = _sniff_encoding(head, name)
+        data = head[skip:] or _read(binary, _CHUNK_BYTES, name)
+    else:
+        data = _read(binary, _CHUNK_BYTES, name)
     decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
-    number = 0  # lines yielded so far
+    number = first_line - 1  # the file line of the last line yielded
     pending = ""  # the start of a line whose end has not been read yet
-    data = head[skip:] or _read(binary, _CHUNK_BYTES, name)
     while True:
         final = not data
+        problem = ""
         try:
             text = decoder.decode(data, final)
         except UnicodeDecodeError as exc:
-            good = exc.object[:exc.start].decode(encoding, "replace")
-            where = number + 1 + _line_breaks(pending + good)
-            raise InputError(f"{name}:{where}: the file is not valid {encoding} text ({exc.reason}); "
-                             "save it as UTF-8 and retry") from None
+            text = exc.object[:exc.start].decode(encoding, "replace")  # the valid text before it
+            problem = f"the file is not valid {encoding} text ({exc.reason}); save it as UTF-8 and retry"
         if pending:
             text = pending + text
         held = ""
         if "\r" in text:
-            if not final and text.endswith("\r"):
+            if not final and not problem and text.endswith("\r"):
                 text, held = text[:-1], "\r"  # may be the first half of a CRLF split across two chunks
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         if "\x00" in text:
-            where = number + 1 + text.count("\n", 0, text.index("\x00"))
-            raise InputError(f"{name}:{where}: this is not a text file (it holds binary data)")
+            text = text[:text.index("\x00")]
+            problem = "this is not a text file (it holds binary data)"
         lines = text.split("\n")
-        pending = lines.pop() + held
-        for line in lines:
-            number += 1
-            if len(line) > MAX_LINE_CHARS:
-                raise _too_long(name, number)
-            yield line
+        pending = lines.pop()
+        for i in range(len(lines)):
+            if len(lines[i]) > MAX_LINE_CHARS:
+                if i:
+                    yield lines[:i]
+                raise _too_long(name, number + i + 1)
+        if lines:
+            yield lines
+        number += len(lines)
         if len(pending) > MAX_LINE_CHARS:
             raise _too_long(name, number + 1)
+        if problem:
+            raise InputError(f"{name}:{number + 1}: {problem}")
+        pending += held
         if final:
             break
         data = _read(binary, _CHUNK_BYTES, name)
     if pending:
-        yield pending
+        yield [pending]
 
 
 def _read(binary: BinaryIO, size: int, name: str) -> bytes:
@@ -225,17 +248,52 @@ def read_blocks(path: str | os.PathLike[str], display: str | None = None) -> Ite
     name = display or str(path)
     if str(path) == "-":
         import sys
-        yield from split_blocks(iter_lines(sys.stdin.buffer, "<stdin>"), "<stdin>")
+        yield from split_chunk_blocks(iter_line_chunks(sys.stdin.buffer, "<stdin>"), "<stdin>")
         return
     handle = open_input(str(path), name)
     with handle:
-        yield from split_blocks(iter_lines(handle, name), name)
+        yield from split_chunk_blocks(iter_line_chunks(handle, name), name)
+
+
+class _RangeReader:
+    """At most ``size`` bytes of a file opened for reading, from where it stands."""
+
+    def __init__(self, raw: BinaryIO, size: int | None) -> None:
+        self.raw = raw
+        self.left = size
+
+    def read(self, size: int = -1) -> bytes:
+        if self.left is None:
+            return self.raw.read(size)
+        if size < 0 or size > self.left:
+            size = self.left
+        data = self.raw.read(size)
+        self.left -= len(data)
+        return data
+
+
+def read_part_blocks(path: str, display: str, start: int, end: int | None, first_line: int) -> Iterator[RawBlock]:
+    """Blocks of the bytes ``start`` to ``end`` (``None``: the file's end) of a UTF-8 file, ``start`` being the
+    first byte of the file line ``first_line``: one part of a long file, read as the whole file reads it there.
+    ``start`` 0 reads the file's first bytes as ``read_blocks`` does (its byte-order mark, binary data)."""
+    handle = open_input(path, display)
+    with handle:
+        if start == 0:
+            chunks = iter_line_chunks(cast(BinaryIO, _RangeReader(handle, end)), display)
+        else:
+            try:
+                handle.seek(start)
+            except OSError as exc:
+                raise InputError(f"{display}: cannot be read ({exc.strerror or exc})") from None
+            chunks = iter_line_chunks(cast(BinaryIO, _RangeReader(handle, None if end is None else end - start)),
+                                      display, "utf-8", first_line)
+        yield from split_chunk_blocks(chunks, display, first_line)
 
 
 def read_bytes_blocks(data: bytes, file: str = "<bytes>") -> Iterator[RawBlock]:
     """Blocks of a log held in memory as bytes (an upload, a notebook): decoded exactly as a file is (BOM,
     UTF-16 with a BOM, CRLF; binary data and invalid UTF-8 raise ``InputError`` naming ``file``)."""
-    return split_blocks(iter_lines(io.BytesIO(data), file), file)
+    return split_chunk_blocks(iter_line_chunks(io.BytesIO(data), file), file)
 
 
 class _PipeReader:
@@ -312,12 +370,16 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
             continue
         path = Path(p)
         if path.is_dir():
-            out.extend(str(f) for f in sorted(_txt_files(p)))
+            out.extend(str(f) for f in sorted(_txt_files(p), key=_parts))  # (Path's own order, compared faster)
         elif path.exists() or path.is_symlink():
             out.append(p)
         else:
             raise InputError(f"{p}: no such file or folder")
     return out
+
+
+def _parts(path: Path) -> tuple[str, ...]:
+    return path.parts
 
 
 def _txt_files(folder: str) -> list[Path]:

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/ingest.py                      # 100,000 simulated hands, 1 and 2 workers
     .venv/bin/python bench/ingest.py --hands 20000 --workers 1 2 4 --keep /tmp/corpus
+    .venv/bin/python bench/ingest.py --workers 2 --before /tmp/before --repeat 3   # against the code before
 
 CPU time (main + workers) is printed too, since wall-clock hands/s depends on what else the machine runs.
 
@@ -10,13 +11,16 @@ shared clean sessions (``../shared/cases/generated*/clean-*.txt``) repeated with
 names (``--source cases`` forces that). It is cut into files of ``--hands-per-file`` hands, because workers
 audit whole files. Each run ingests the whole corpus into a fresh database in a fresh process, so its peak
 memory (``resource.getrusage``: the main process, and the largest worker) is its own. Figures are printed,
-never asserted: the machine may be busy.
+never asserted: the machine may be busy. ``--before DIR``: each run is also made, just before it, with the code
+in ``DIR`` (another source tree, compiled with ``python hatch_build.py`` in it; run with ``PYTHONPATH=DIR``), on
+the same corpus; ``--repeat`` rounds of it all.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import subprocess
@@ -122,6 +126,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
                         help="build (or reuse, if it holds files) the corpus in DIR and keep it")
+    parser.add_argument("--before", metavar="DIR", help="also run the code in DIR (a compiled source tree)")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of the runs")
     parser.add_argument("--run-once", nargs=3, metavar=("CORPUS", "WORKERS", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -143,17 +149,22 @@ def main() -> None:
                   f"{time.perf_counter() - start:.1f} s")
         size = sum(p.stat().st_size for p in corpus.glob("*.txt"))
         print(f"corpus: {hands:,} hands, {files} files, {size / 1e6:.1f} MB ({source})")
-        print(f"{'workers':>7}  {'hands':>8}  {'seconds':>8}  {'hands/s':>8}  {'CPU s':>7}  {'hands/CPU s':>11}  "
+        print(f"{'code':>6}  {'workers':>7}  {'hands':>8}  {'seconds':>8}  {'hands/s':>8}  {'CPU s':>7}  {'hands/CPU s':>11}  "
               f"{'peak main MB':>12}  {'peak worker MB':>14}  {'db MB':>6}")
-        for workers in args.workers:
-            db = Path(tmp) / f"bench-{workers}.duckdb"
-            out = subprocess.run([sys.executable, __file__, "--run-once", str(corpus), str(workers), str(db)],
-                                 check=True, capture_output=True, text=True)
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            worker_mb = f"{r['peak_worker_mb']:.0f}" if workers > 1 else "-"
-            print(f"{workers:>7}  {r['hands']:>8,}  {r['seconds']:>8.1f}  {r['hands_per_s']:>8,.0f}  "
-                  f"{r['cpu_s']:>7.1f}  {r['hands_per_cpu_s']:>11,.0f}  {r['peak_main_mb']:>12.0f}  "
-                  f"{worker_mb:>14}  {r['db_mb']:>6.1f}", flush=True)
+        sides = [("before", dict(os.environ, PYTHONPATH=args.before))] if args.before else []
+        sides.append(("this", None))
+        for _ in range(args.repeat):
+            for workers in args.workers:
+                for code, env in sides:
+                    db = Path(tmp) / f"bench-{code}-{workers}.duckdb"
+                    db.unlink(missing_ok=True)
+                    out = subprocess.run([sys.executable, __file__, "--run-once", str(corpus), str(workers), str(db)],
+                                         check=True, capture_output=True, text=True, env=env)
+                    r = json.loads(out.stdout.strip().splitlines()[-1])
+                    worker_mb = f"{r['peak_worker_mb']:.0f}" if workers > 1 else "-"
+                    print(f"{code:>6}  {workers:>7}  {r['hands']:>8,}  {r['seconds']:>8.1f}  {r['hands_per_s']:>8,.0f}  "
+                          f"{r['cpu_s']:>7.1f}  {r['hands_per_cpu_s']:>11,.0f}  {r['peak_main_mb']:>12.0f}  "
+                          f"{worker_mb:>14}  {r['db_mb']:>6.1f}", flush=True)
         print("hands/s is wall-clock (it falls when other processes share the cores); hands/CPU s counts the "
               "CPU time of the ingest and its workers only.")
 

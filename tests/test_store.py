@@ -370,3 +370,31 @@ def test_refuses_a_database_it_did_not_write(tmp_path: Path) -> None:
     assert rows(other, "SELECT table_name FROM information_schema.tables") == [("payroll",)]
     result = CliRunner().invoke(main, ["sql", "SELECT 1", "--db", str(other)])
     assert result.exit_code == 2 and "not a database written by 'audit ingest'" in result.stderr
+
+
+def test_small_files_written_together_give_the_database_of_one_transaction_each(tmp_path: Path) -> None:
+    paths = [str(p) for p in sorted((CASES / "generated").glob("*.txt"))[:12]]
+    apart = tmp_path / "apart.duckdb"
+    for path in paths:  # one run, so one transaction, per file
+        assert invoke("ingest", path, "--db", str(apart)).exit_code == 0
+    for workers in ("1", "2"):
+        together = tmp_path / f"together-{workers}.duckdb"
+        result = invoke("ingest", *paths, "--db", str(together), "--workers", workers)
+        assert result.exit_code == 0 and "12 files ingested" in result.output, result.output
+        assert dump(together) == dump(apart)
+        check_whole_files(together)
+
+
+def test_a_batch_of_files_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    paths = sorted((CASES / "generated").glob("*.txt"))[:3]
+    batch = [audit_file_rows(IngestJob(str(p), "home-open")) for p in paths]
+    with Store.open(str(tmp_path / "x.duckdb")) as store:
+        assert store.write_files(batch[:1]) == [True]
+        assert store.write_files(batch) == [False, True, True]  # the file already there is left out
+        stored = store.known_files()
+        broken = audit_file_rows(IngestJob(str(sorted((CASES / "generated").glob("*.txt"))[3]), "home-open"))
+        broken.tables["hands"] = broken.tables["hands"].drop_columns(["rake"])
+        fine = audit_file_rows(IngestJob(str(sorted((CASES / "generated").glob("*.txt"))[4]), "home-open"))
+        with pytest.raises(Exception, match="columns"):
+            store.write_files([fine, broken])
+        assert store.known_files() == stored  # neither file of the failed batch

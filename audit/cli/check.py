@@ -17,6 +17,8 @@ EXAMPLES = [
     "audit check logs/ --format json --fail-on never -o findings.jsonl",
     "# another profile, one of its parameters changed, the text in Spanish",
     "audit check game.txt --profile stripped32 --option betting=pot-limit --lang es",
+    "# everything in this one process (default: one worker process per core; the output is the same)",
+    "audit check logs/ --jobs 1",
 ]
 
 
@@ -30,10 +32,13 @@ EXAMPLES = [
               show_default=True, help="Exit with status 1 when a finding of this severity or worse is found.")
 @click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True,
               help="Language of the text output; json keeps the English message and the rule id.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, metavar="N",
+              help="Worker processes auditing files, and long files a part at a time (default: one per core; "
+                   "1: all in this process). The output is the same.")
 @output_option()
 @quiet_option
 def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, ...], fmt: str,
-          fail_on: str, lang: str, output: str | None, quiet: bool) -> None:
+          fail_on: str, lang: str, jobs: int | None, output: str | None, quiet: bool) -> None:
     """Replay every hand in PATHS and report every rule broken (nothing is written).
 
     PATHS are files or folders: a folder means every *.txt file in it, searched through the folders inside it
@@ -43,6 +48,7 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
     from audit import check as checking
     from audit.cli.main import EXIT_FOUND, status_so_far
     from audit.cli.progress import ProgressLine, rate_text
+    from audit.parallel import default_jobs
     from audit.rules import SEVERITY_RANK
 
     profile = cli_profile(profile_name, options)
@@ -51,6 +57,7 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
     status_so_far(lambda: EXIT_FOUND if threshold is not None and summary.worst >= threshold else 0)
     line = ProgressLine(sys.stderr, enabled=not quiet)
     started = _clock()
+    workers = jobs if jobs is not None else default_jobs()
 
     def progress(tally: checking.CheckSummary) -> None:
         current = f"  {tally.current}" if tally.current else ""
@@ -59,14 +66,14 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
     try:
         if output is None:
             checking.check_paths(list(paths), profile, fmt, line.guard(sys.stdout), lang, line.guard(sys.stderr),
-                                 summary, progress if line.enabled else None, closing=not quiet)
+                                 summary, progress if line.enabled else None, closing=not quiet, jobs=workers)
         else:
             from audit.outfile import atomic_output, refuse_clobber
 
             refuse_clobber(output, {path: "a log being checked" for path in paths if path != "-"})
             with atomic_output(output) as handle:
                 checking.check_paths(list(paths), profile, fmt, handle, lang, line.guard(sys.stderr), summary,
-                                     progress if line.enabled else None, closing=not quiet)
+                                     progress if line.enabled else None, closing=not quiet, jobs=workers)
     finally:
         line.clear()
     if threshold is not None and summary.worst >= threshold:

@@ -1,0 +1,517 @@
+"""``audit check --jobs N``: files, and long files in parts of whole sessions, audited by worker processes.
+
+The main process plans the work and prints; the workers read, parse, replay and judge. A plan is a sequence of
+tasks, each a few parts: a small file whole (several in one task, so that a folder of small logs costs what one
+large log does), or a part of a long file. A long file is cut only where the audit carries nothing from what came
+before: at a ``Session:`` line after a blank line (a session's rules carry state from hand to hand, never from
+one session to the next, and a ``Session:`` line starts from the ``--profile`` again); at a ``Profile:`` line
+after a blank line when no ``Session:`` came before (it sets the whole profile, and there is no session to carry);
+at the first line of a hand when no ``Session:``, ``Profile:`` or ``Option:`` came before. Each part is read from
+its first byte by the worker itself (the main process only looks for the cuts), as the whole file reads there: its
+line numbers, its errors. Standard input, pipes and devices are read by the main process when their turn comes.
+
+The results come back in plan order and go through the same printing as ``--jobs 1``: the output is the same,
+byte for byte. A problem that stops the check (a file that cannot be read, a bad ``Profile:`` line, an internal
+error) stops it at the same place, after the same output. A worker that dies (the out-of-memory killer,
+``kill -9``) is one line and exit 2; Ctrl-C stops the workers with the main process (they ignore it themselves).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import re
+import signal
+import stat
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, BinaryIO, NamedTuple
+
+from audit.errors import AuditError
+from audit.findings import Finding
+from audit.pipeline import Audited, audit_blocks, audit_file
+from audit.profile import Profile
+from audit.read import read_part_blocks
+
+CHUNK_BYTES = 256 * 1024
+"""A task's size: a long file is cut about every this many bytes, small files are grouped up to it."""
+MAX_FILES_PER_TASK = 256
+MAX_JOBS = 64
+HEAD_BYTES = 4096
+"""The first bytes of a file, read whole by its first part (as the reader sniffs the encoding from them)."""
+_SCAN_BYTES = 1 << 20
+_KEEP = 32  # bytes kept from one read to the next: a cut's pattern may straddle them
+
+_OPENER_LINE = re.compile(rb"(?:\r\n|\n|\r)(" + b"|".join(re.escape(o) for o in
+                          (b"Hand #", b"PokerStars ", b"Full Tilt Poker ", b"FullTiltPoker ",
+                           b"***** History for hand ")) + rb")")
+_PREAMBLE_WORD = re.compile(rb"Session:|Profile:|Option:")
+
+Checked = tuple[int, list[Finding]]
+"""What ``audit check`` needs of an audited block: the hands it counts (0 or 1; a run of clean hands from a
+worker comes as one count) and its findings."""
+
+
+def default_jobs() -> int:
+    """One job per core this process may use."""
+    try:
+        return max(1, min(len(os.sched_getaffinity(0)), MAX_JOBS))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, min(os.cpu_count() or 1, MAX_JOBS))
+
+
+def checked(audited: Iterator[Audited]) -> Iterator[Checked]:
+    """The pipeline's output as ``audit check`` counts it."""
+    for a in audited:
+        yield (1 if a.hand is not None or a.failure is not None else 0), a.findings
+
+
+# ---------------------------------------------------------------------------------------------- the plan
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One file, or the bytes ``start`` to ``end`` of one (``None``: to its end), whose first line is
+    ``first_line``. ``here``: read by the main process (standard input, a pipe, a device)."""
+
+    index: int  # the file's place among the files checked
+    path: str
+    start: int = 0
+    end: int | None = None
+    first_line: int = 1
+    last: bool = True  # the file's last part
+    here: bool = False
+
+
+Task = tuple[Part, ...]
+
+
+def plan(files: list[str], chunk_bytes: int = CHUNK_BYTES) -> Iterator[Task]:
+    """The tasks for ``files``, in order, streaming (a long file is looked through as its tasks are taken). A
+    task of a part ``here`` holds only that part."""
+    task: list[Part] = []
+    size = 0
+    for index, path in enumerate(files):
+        length = _regular_size(path)
+        if length is None:
+            if task:
+                yield tuple(task)
+                task, size = [], 0
+            yield (Part(index, path, here=True),)
+            continue
+        parts = [Part(index, path)] if length < 2 * chunk_bytes else _file_parts(index, path, chunk_bytes)
+        for part in parts:
+            task.append(part)
+            size += max(1, (part.end if part.end is not None else length) - part.start)
+            if size >= chunk_bytes or len(task) >= MAX_FILES_PER_TASK:
+                yield tuple(task)
+                task, size = [], 0
+    if task:
+        yield tuple(task)
+
+
+def _regular_size(path: str) -> int | None:
+    """A regular file's size; ``None`` for what the main process reads itself (or what cannot be looked at: it
+    then fails at its turn as it would with one job)."""
+    if path == "-":
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+def _file_parts(index: int, path: str, chunk_bytes: int) -> Iterator[Part]:
+    """A long file's parts, cut where nothing carries over (see the module's docstring)."""
+    try:
+        handle = open(path, "rb")
+    except OSError:
+        yield Part(index, path)  # its worker says why it cannot be read
+        return
+    with handle:
+        head = handle.read(HEAD_BYTES)
+        if head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head:  # UTF-16, or refused at its head
+            yield Part(index, path)
+            return
+        handle.seek(0)
+        start, line = 0, 1
+        for cut, cut_line in cut_points(handle, chunk_bytes):
+            yield Part(index, path, start, cut, line, last=False)
+            start, line = cut, cut_line
+        yield Part(index, path, start, None, line)
+
+
+def _breaks(data: bytes, start: int, end: int) -> int:
+    """Line ends (LF, CRLF, CR) in ``data[start:end]``."""
+    lf = data.count(b"\n", start, end)
+    if data.find(b"\r", start, end) < 0:  # (a search, unlike a count, runs at memory speed)
+        return lf
+    return lf + data.count(b"\r", start, end) - data.count(b"\r\n", start, end)
+
+
+def cut_points(handle: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[int, int]]:
+    """``(byte offset, file line)`` of the places a file may be cut, about ``chunk_bytes`` apart (none in its
+    first ``HEAD_BYTES``): a ``Session:`` line after a blank line; a ``Profile:`` line after a blank line while no
+    ``Session:`` has been seen; the first line of a hand while no ``Session:``, ``Profile:`` or ``Option:`` has
+    been seen. Reads the file once, in bounded memory."""
+    next_at = max(chunk_bytes, HEAD_BYTES)
+    offset = 0  # of the next byte to read
+    counted, lines = 0, 1  # line ends are counted up to ``counted`` (a line start), which is file line ``lines``
+    preamble_at = session_at = -1  # where the first preamble word, the first "Session:" are (-1: none seen)
+    tail = b""
+    while True:
+        block = handle.read(_SCAN_BYTES)
+        if not block:
+            return
+        data = tail + block
+        data_at = offset - len(tail)
+        offset += len(block)
+        if preamble_at < 0:
+            seen = _PREAMBLE_WORD.search(data)
+            if seen is not None:
+                preamble_at = data_at + seen.start()
+        if session_at < 0:
+            at = data.find(b"Session:")
+            if at >= 0:
+                session_at = data_at + at
+        while True:
+            cut = _next_cut(data, max(0, next_at - data_at), data_at, preamble_at, session_at)
+            if cut < 0:
+                break
+            lines += _breaks(data, counted - data_at, cut)
+            counted = data_at + cut
+            next_at = counted + chunk_bytes
+            yield counted, lines
+        safe = len(data) - _KEEP
+        if safe > counted - data_at:
+            if data[safe - 1:safe] == b"\r" and data[safe:safe + 1] == b"\n":
+                safe += 1  # never between the two bytes of a CRLF
+            lines += _breaks(data, counted - data_at, safe)
+            counted = data_at + safe
+        tail = data[max(0, min(counted - data_at, len(data) - _KEEP)):]
+
+
+def _next_cut(data: bytes, pos: int, data_at: int, preamble_at: int, session_at: int) -> int:
+    """The first place at or after ``pos`` in ``data`` (which starts at file offset ``data_at``) where the file
+    may be cut, or -1. ``preamble_at`` and ``session_at``: the file offsets of the first preamble word and of the
+    first "Session:" (-1: none so far)."""
+    found = _after_blank(data, b"Session:", pos)
+    session = session_at - data_at if session_at >= 0 else len(data)
+    if session >= pos:
+        profile = _after_blank(data, b"Profile:", pos)
+        if 0 <= profile <= session and (found < 0 or profile < found):
+            found = profile
+    preamble = preamble_at - data_at if preamble_at >= 0 else len(data)
+    if preamble >= pos:
+        m = _OPENER_LINE.search(data, pos)
+        if m is not None and m.start(1) <= preamble and (found < 0 or m.start(1) < found):
+            found = m.start(1)
+    return found
+
+
+def _after_blank(data: bytes, word: bytes, pos: int) -> int:
+    """Where the first line at or after ``pos`` that starts with ``word`` and follows a blank line starts, or -1."""
+    i = data.find(word, pos)
+    while i >= 0:
+        j = i - 2 if i >= 2 and data[i - 2:i] == b"\r\n" else i - 1 if i >= 1 and data[i - 1] in (10, 13) else -1
+        if j >= 1 and data[j - 1] in (10, 13):
+            return i
+        i = data.find(word, i + 1)
+    return -1
+
+
+# ---------------------------------------------------------------------------------------------- the workers
+class _Unpicklable(NamedTuple):
+    """An exception that could not be sent as it is: its class name and message."""
+
+    kind: str
+    text: str
+
+
+class PartResult(NamedTuple):
+    """One part audited: ``entries`` (hands counted since the previous entry, the findings of the block that
+    ends it, the notes said before it), then the hands and notes after the last entry, and the exception that
+    stopped the part, if one did."""
+
+    entries: list[tuple[int, list[Finding], list[str]]]
+    hands: int
+    notices: list[str]
+    error: BaseException | _Unpicklable | None
+
+
+def audit_part(part: Part, profile: Profile) -> PartResult:
+    """Audit one part (in a worker); never raises: what stopped it is in the result."""
+    entries: list[tuple[int, list[Finding], list[str]]] = []
+    hands = 0
+    notices: list[str] = []
+    error: BaseException | None = None
+    try:
+        blocks = read_part_blocks(part.path, part.path, part.start, part.end, part.first_line)
+        for counted, findings in checked(audit_blocks(blocks, profile, notices=notices)):
+            hands += counted
+            if findings or notices:
+                entries.append((hands, findings, list(notices)))
+                hands = 0
+                notices.clear()
+    except Exception as exc:
+        error = exc
+    return PartResult(entries, hands, notices, error)
+
+
+def audit_task(task: Task, profile: Profile) -> list[PartResult]:
+    """Audit a task's parts in order, up to the first that stops the check."""
+    out: list[PartResult] = []
+    for part in task:
+        result = audit_part(part, profile)
+        out.append(result)
+        if result.error is not None:
+            break
+    return out
+
+
+def _payload(results: list[PartResult]) -> bytes:
+    try:
+        return pickle.dumps(results, pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        fixed = [r._replace(error=_Unpicklable(type(r.error).__name__, str(r.error))) if r.error is not None else r
+                 for r in results]
+        return pickle.dumps(fixed, pickle.HIGHEST_PROTOCOL)
+
+
+def _worker_main(conn: Any, profile: Profile | tuple[str, str, tuple[tuple[str, str], ...]]) -> None:
+    """A worker: audit the tasks the main process sends, one at a time, until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stdout = open(os.devnull, "w")  # nothing of the main process's output may be written twice
+    if isinstance(profile, tuple):  # spawned: the profile came as its parameters
+        from audit.profile import rebuild_profile
+        profile = rebuild_profile(*profile)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            conn.send_bytes(_payload(audit_task(task, profile)))
+        except OSError:  # the main process is gone
+            return
+
+
+class WorkerDied(AuditError):
+    """A worker process ended without an answer."""
+
+
+def _death(part: Part, exitcode: int | None) -> str:
+    how = "it stopped"
+    if exitcode is not None and exitcode < 0:
+        try:
+            how = f"it was killed ({signal.Signals(-exitcode).name}"
+        except ValueError:
+            how = f"it was killed (signal {-exitcode}"
+        how += ", perhaps for lack of memory)" if exitcode == -signal.SIGKILL else ")"
+    elif exitcode:
+        how = f"it stopped with status {exitcode}"
+    where = f"{part.path} (from line {part.first_line})" if part.first_line > 1 else part.path
+    return (f"the worker process checking {where} ended without finishing it: {how}. Run the check again "
+            "(with fewer --jobs if memory is short)")
+
+
+class _Pool:
+    """Worker processes, each answering over a pipe, one task at a time."""
+
+    def __init__(self, workers: int, profile: Profile) -> None:
+        import multiprocessing
+
+        from audit.dialects.house import house_parser
+
+        # fork: the workers start at once with everything imported and the grammar built (check holds no
+        # database or thread pool a fork would copy half-locked); spawn when threads run or fork is missing
+        fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+        ctx: Any = multiprocessing.get_context("fork" if fork else "spawn")
+        arg: Any = profile if fork else (profile.name, profile.description, profile.params)
+        if fork:
+            house_parser()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        self.procs: list[Any] = []
+        self.conns: list[Any] = []
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited: ignored from the worker's first step
+        if fork:
+            gc.freeze()  # the collector of a worker then leaves the objects it shares with this process untouched
+        try:
+            for _ in range(workers):
+                mine, theirs = ctx.Pipe()
+                proc = ctx.Process(target=_worker_main, args=(theirs, arg), daemon=True)
+                proc.start()
+                theirs.close()
+                self.procs.append(proc)
+                self.conns.append(mine)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            if fork:
+                gc.unfreeze()
+
+    def run(self, tasks: Iterator[Task], ahead: int) -> Iterator[tuple[Task, list[PartResult] | None]]:
+        """Each task with its results, in plan order; ``None`` for a task the caller reads itself (``here``).
+        At most ``ahead`` tasks are out or waiting. A worker that dies: the tasks before its task, then
+        ``WorkerDied``."""
+        from multiprocessing.connection import wait
+
+        order: dict[int, Task] = {}
+        results: dict[int, list[PartResult] | None] = {}
+        busy: dict[int, int] = {}  # worker -> task number
+        deaths: dict[int, str] = {}
+        live = list(range(len(self.procs)))
+        planned = sent = done = 0
+        more = True
+        while True:
+            for w in live:
+                while w not in busy and more and not deaths and planned - done < ahead:
+                    task = next(tasks, None)
+                    if task is None:
+                        more = False
+                        break
+                    order[planned] = task
+                    if task[0].here:
+                        results[planned] = None
+                    else:
+                        busy[w] = planned
+                        try:
+                            self.conns[w].send(task)
+                        except OSError:
+                            pass  # the worker is gone: its sentinel says so below
+                    planned += 1
+            while done in results or done in deaths:
+                if done in deaths:
+                    raise WorkerDied(deaths[done])
+                yield order.pop(done), results.pop(done)
+                done += 1
+            if not busy:
+                if (not more or deaths) and done == planned:
+                    return
+                if not live:  # pragma: no cover - every worker died with no task of its own
+                    raise WorkerDied("every worker process ended; run the check again with --jobs 1")
+                continue
+            ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])
+            for w in list(busy):
+                conn = self.conns[w]
+                if conn in ready or conn.poll():
+                    try:
+                        results[busy.pop(w)] = pickle.loads(conn.recv_bytes())
+                        continue
+                    except (EOFError, OSError):
+                        pass
+                if self.procs[w].sentinel in ready or not self.procs[w].is_alive():
+                    number = busy.pop(w)
+                    live.remove(w)
+                    self.procs[w].join(timeout=5)  # its exit status
+                    deaths[number] = _death(order[number][0], self.procs[w].exitcode)
+
+    def close(self) -> None:
+        """Stop every worker (they hold nothing to save) and wait for them."""
+        for conn in self.conns:
+            try:
+                conn.close()
+            except OSError:
+                pass
+        for proc in self.procs:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in self.procs:
+            proc.join(timeout=10)
+            if proc.is_alive():  # pragma: no cover - a worker stuck in a system call
+                proc.kill()
+                proc.join()
+
+
+# ---------------------------------------------------------------------------------------------- in order
+class CheckedFiles:
+    """The blocks of ``files`` as ``audit check`` prints them, file by file, in order, with ``jobs`` worker
+    processes (``jobs`` 1, or work for one task only: all in this process, with no pool). Notes for the user are
+    added to ``notices`` before the block they come before. Use as a context manager: leaving it stops the
+    workers."""
+
+    def __init__(self, files: list[str], profile: Profile, jobs: int = 1, notices: list[str] | None = None,
+                 chunk_bytes: int = CHUNK_BYTES) -> None:
+        self.files = files
+        self.profile = profile
+        self.jobs = max(1, min(jobs, MAX_JOBS))
+        self.notices = notices if notices is not None else []
+        self.chunk_bytes = chunk_bytes
+        self.pool: _Pool | None = None
+
+    def __enter__(self) -> CheckedFiles:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+    def __iter__(self) -> Iterator[tuple[str, Iterator[Checked]]]:
+        if self.jobs > 1:
+            tasks = plan(self.files, self.chunk_bytes)
+            first: list[Task] = []
+            for task in tasks:
+                first.append(task)
+                if sum(1 for t in first if not t[0].here) > 1:
+                    break
+            workers = min(self.jobs, sum(1 for t in first if not t[0].here))
+            if workers > 1:
+                self.pool = _Pool(workers, self.profile)
+                stream = self._parts(self.pool.run(_chain(first, tasks), ahead=4 * self.jobs))
+                for index, file in enumerate(self.files):
+                    yield file, _file_items(index, stream)
+                return
+        for file in self.files:
+            yield file, checked(audit_file(file, self.profile, notices=self.notices))
+
+    def _parts(self, results: Iterator[tuple[Task, list[PartResult] | None]]) -> Iterator[tuple[Part, Iterator[Checked]]]:
+        for task, got in results:
+            if got is None:
+                part = task[0]
+                yield part, checked(audit_file(part.path, self.profile, notices=self.notices))
+                continue
+            for part, result in zip(task, got):
+                yield part, self._replayed(result)
+
+    def _replayed(self, result: PartResult) -> Iterator[Checked]:
+        for hands, findings, notes in result.entries:
+            self.notices.extend(notes)
+            yield hands, findings
+        self.notices.extend(result.notices)
+        if result.hands:
+            yield result.hands, []
+        if result.error is not None:
+            raise _raised(result.error)
+
+
+def _chain(first: list[Task], rest: Iterator[Task]) -> Iterator[Task]:
+    yield from first
+    yield from rest
+
+
+def _file_items(index: int, stream: Iterator[tuple[Part, Iterator[Checked]]]) -> Iterator[Checked]:
+    """The blocks of file ``index``: its parts, taken from ``stream`` up to its last one."""
+    for part, items in stream:
+        assert part.index == index, "parts come in file order"
+        yield from items
+        if part.last:
+            return
+
+
+def _raised(error: BaseException | _Unpicklable) -> BaseException:
+    """The exception a part ended with, as the main process raises it (the same class and message)."""
+    if isinstance(error, _Unpicklable):
+        kind: type[Exception] = type(error.kind, (Exception,), {})
+        return kind(error.text)
+    return error
