@@ -26,6 +26,7 @@ import signal
 import stat
 import sys
 import threading
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
@@ -40,6 +41,8 @@ from audit.read import read_part_blocks
 CHUNK_BYTES = 256 * 1024
 """A task's size: a long file is cut about every this many bytes, small files are grouped up to it."""
 MAX_FILES_PER_TASK = 256
+PREFETCH = 2
+"""Tasks a worker holds at once: the one it works on, and the next."""
 MAX_JOBS = 64
 HEAD_BYTES = 4096
 """The first bytes of a file, read whole by its first part (as the reader sniffs the encoding from them)."""
@@ -364,35 +367,45 @@ class _Pool:
 
         order: dict[int, Task] = {}
         results: dict[int, list[PartResult] | None] = {}
-        busy: dict[int, int] = {}  # worker -> task number
+        waiting: deque[int] = deque()  # task numbers planned, not yet sent
+        busy: dict[int, deque[int]] = {}  # worker -> the task numbers sent to it, oldest first
         deaths: dict[int, str] = {}
         live = list(range(len(self.procs)))
-        planned = sent = done = 0
+        planned = done = 0
         more = True
         while True:
-            for w in live:
-                while w not in busy and more and not deaths and planned - done < ahead:
-                    task = next(tasks, None)
-                    if task is None:
-                        more = False
-                        break
-                    order[planned] = task
-                    if task[0].here:
-                        results[planned] = None
-                    else:
-                        busy[w] = planned
+            while more and not deaths and planned - done < ahead:
+                task = next(tasks, None)
+                if task is None:
+                    more = False
+                    break
+                order[planned] = task
+                if task[0].here:
+                    results[planned] = None
+                else:
+                    waiting.append(planned)
+                planned += 1
+            # a second task waits in a worker's pipe while it works on its first (no pause for the round trip),
+            # unless too few are left to keep every worker busy to the end
+            for depth in (1, PREFETCH):
+                for w in live:
+                    sent = busy.setdefault(w, deque())
+                    if waiting and not deaths and len(sent) < depth and (depth == 1 or len(waiting) > len(live)):
+                        number = waiting.popleft()
+                        sent.append(number)
                         try:
-                            self.conns[w].send(task)
+                            self.conns[w].send(order[number])
                         except OSError:
                             pass  # the worker is gone: its sentinel says so below
-                    planned += 1
+                    if not sent:
+                        del busy[w]
             while done in results or done in deaths:
                 if done in deaths:
                     raise WorkerDied(deaths[done])
                 yield order.pop(done), results.pop(done)
                 done += 1
             if not busy:
-                if (not more or deaths) and done == planned:
+                if (not more or deaths) and done == planned and not waiting:
                     return
                 if not live:  # pragma: no cover - every worker died with no task of its own
                     raise WorkerDied("every worker process ended; run the check again with --jobs 1")
@@ -400,17 +413,20 @@ class _Pool:
             ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])
             for w in list(busy):
                 conn = self.conns[w]
-                if conn in ready or conn.poll():
-                    try:
-                        results[busy.pop(w)] = pickle.loads(conn.recv_bytes())
-                        continue
-                    except (EOFError, OSError):
-                        pass
-                if self.procs[w].sentinel in ready or not self.procs[w].is_alive():
-                    number = busy.pop(w)
+                sent = busy[w]
+                try:
+                    while sent and (conn in ready or conn.poll()):
+                        ready = [r for r in ready if r is not conn]
+                        results[sent.popleft()] = pickle.loads(conn.recv_bytes())
+                except (EOFError, OSError):
+                    pass
+                if not sent:
+                    del busy[w]
+                elif self.procs[w].sentinel in ready or not self.procs[w].is_alive():
+                    del busy[w]
                     live.remove(w)
                     self.procs[w].join(timeout=5)  # its exit status
-                    deaths[number] = _death(order[number][0], self.procs[w].exitcode)
+                    deaths[sent[0]] = _death(order[sent[0]][0], self.procs[w].exitcode)
 
     def close(self) -> None:
         """Stop every worker (they hold nothing to save) and wait for them."""
