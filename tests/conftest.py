@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
@@ -16,6 +17,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 FIXTURES = ROOT / "fixtures"
 AUDIT = str(Path(sys.executable).with_name("audit"))
+
+# A test run started in the background by a script (``nohup``, ``&``) inherits SIGINT ignored, and so would every
+# command the tests start; the Ctrl-C tests need it delivered. A handler (unlike "ignore") is reset by exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
