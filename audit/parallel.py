@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, BinaryIO, NamedTuple
 
-from audit.errors import AuditError
 from audit.findings import Finding
 from audit.pipeline import Audited, audit_blocks, audit_file
 from audit.profile import Profile
 from audit.read import read_part_blocks
+from audit.workers import WorkerDied, cores, how_it_ended, start_workers, stop_workers
 
 CHUNK_BYTES = 256 * 1024
 """A task's size: a long file is cut about every this many bytes, small files are grouped up to it."""
@@ -61,10 +61,7 @@ worker comes as one count) and its findings."""
 
 def default_jobs() -> int:
     """One job per core this process may use."""
-    try:
-        return max(1, min(len(os.sched_getaffinity(0)), MAX_JOBS))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, min(os.cpu_count() or 1, MAX_JOBS))
+    return max(1, min(cores(), MAX_JOBS))
 
 
 def checked(audited: Iterator[Audited]) -> Iterator[Checked]:
@@ -302,20 +299,8 @@ def _worker_main(conn: Any, profile: Profile | tuple[str, str, tuple[tuple[str, 
             return
 
 
-class WorkerDied(AuditError):
-    """A worker process ended without an answer."""
-
-
 def _death(part: Part, exitcode: int | None) -> str:
-    how = "it stopped"
-    if exitcode is not None and exitcode < 0:
-        try:
-            how = f"it was killed ({signal.Signals(-exitcode).name}"
-        except ValueError:
-            how = f"it was killed (signal {-exitcode}"
-        how += ", perhaps for lack of memory)" if exitcode == -signal.SIGKILL else ")"
-    elif exitcode:
-        how = f"it stopped with status {exitcode}"
+    how = how_it_ended(exitcode)
     where = f"{part.path} (from line {part.first_line})" if part.first_line > 1 else part.path
     return (f"the worker process checking {where} ended without finishing it: {how}. Run the check again "
             "(with fewer --jobs if memory is short)")
@@ -341,21 +326,11 @@ class _Pool:
                 stream.flush()
             except (OSError, ValueError, AttributeError):
                 pass
-        self.procs: list[Any] = []
-        self.conns: list[Any] = []
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited: ignored from the worker's first step
         if fork:
             gc.freeze()  # the collector of a worker then leaves the objects it shares with this process untouched
         try:
-            for _ in range(workers):
-                mine, theirs = ctx.Pipe()
-                proc = ctx.Process(target=_worker_main, args=(theirs, arg), daemon=True)
-                proc.start()
-                theirs.close()
-                self.procs.append(proc)
-                self.conns.append(mine)
+            self.procs, self.conns = start_workers(ctx, workers, _worker_main, arg)
         finally:
-            signal.signal(signal.SIGINT, previous)
             if fork:
                 gc.unfreeze()
 
@@ -430,19 +405,7 @@ class _Pool:
 
     def close(self) -> None:
         """Stop every worker (they hold nothing to save) and wait for them."""
-        for conn in self.conns:
-            try:
-                conn.close()
-            except OSError:
-                pass
-        for proc in self.procs:
-            if proc.is_alive():
-                proc.terminate()
-        for proc in self.procs:
-            proc.join(timeout=10)
-            if proc.is_alive():  # pragma: no cover - a worker stuck in a system call
-                proc.kill()
-                proc.join()
+        stop_workers(self.procs, self.conns)
 
 
 # ---------------------------------------------------------------------------------------------- in order

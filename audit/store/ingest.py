@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import signal
 import stat
 import sys
 import tempfile
@@ -35,6 +34,7 @@ from audit.store.db import FileRows, Store
 from audit.store.rows import RowBuilder, parse_started_at
 from audit.store.schema import DATA_TABLES, SCHEMA, arrow_schema
 from audit.textout import counted
+from audit.workers import WorkerDied, cores, how_it_ended, start_workers, stop_workers
 
 BATCH_HANDS = 250
 """Rows are turned into Arrow record batches every this many hands (compact columns, not Python tuples)."""
@@ -493,17 +493,9 @@ def plan_jobs(files: list[str], known: set[str], profile: str, options: tuple[tu
     return jobs
 
 
-class WorkerDied(AuditError):
-    """A worker process ended without an answer (killed: out of memory, ``kill -9``)."""
-
-
 def usable_workers(asked: int, files: int) -> int:
     """Worker processes for a run: at most one per core this process may use, and one per file."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(asked, cores, files, MAX_WORKERS))
+    return max(1, min(asked, cores(), files, MAX_WORKERS))
 
 
 Outcome = TypeVar("Outcome")
@@ -523,19 +515,7 @@ class WorkerPool(Generic[Outcome]):
         # spawn, not fork: the parent holds a DuckDB connection and Arrow thread pools, which a fork would copy
         # half-locked; the workers only parse, replay and write Arrow files.
         ctx = multiprocessing.get_context("spawn")
-        self.procs: list[Any] = []
-        self.conns: list[Any] = []
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited: ignored from the worker's first step
-        try:
-            for _ in range(workers):
-                mine, theirs = ctx.Pipe()
-                proc = ctx.Process(target=_worker_main, args=(theirs, task), daemon=True)
-                proc.start()
-                theirs.close()
-                self.procs.append(proc)
-                self.conns.append(mine)
-        finally:
-            signal.signal(signal.SIGINT, previous)
+        self.procs, self.conns = start_workers(ctx, workers, _worker_main, task)
 
     def run(self, jobs: list[IngestJob], spill_dir: str,
             ahead: int) -> Iterator[tuple[IngestJob, Outcome]]:
@@ -583,33 +563,12 @@ class WorkerPool(Generic[Outcome]):
 
     def close(self) -> None:
         """Stop every worker (they hold nothing that needs saving) and wait for them."""
-        for conn in self.conns:
-            try:
-                conn.close()
-            except OSError:
-                pass
-        for proc in self.procs:
-            if proc.is_alive():
-                proc.terminate()
-        for proc in self.procs:
-            proc.join(timeout=10)
-            if proc.is_alive():  # pragma: no cover - a worker stuck in a system call
-                proc.kill()
-                proc.join()
+        stop_workers(self.procs, self.conns)
 
 
 def _death(path: str, exitcode: int | None) -> str:
-    how = "it stopped"
-    if exitcode is not None and exitcode < 0:
-        try:
-            how = f"it was killed ({signal.Signals(-exitcode).name}"
-        except ValueError:
-            how = f"it was killed (signal {-exitcode}"
-        how += ", perhaps for lack of memory)" if exitcode == -signal.SIGKILL else ")"
-    elif exitcode:
-        how = f"it stopped with status {exitcode}"
-    return (f"the worker process auditing {path} ended without finishing it: {how}; the files before it are "
-            "stored. Run the ingest again (with fewer --workers if memory is short)")
+    return (f"the worker process auditing {path} ended without finishing it: {how_it_ended(exitcode)}; the files "
+            "before it are stored. Run the ingest again (with fewer --workers if memory is short)")
 
 
 def _worker_main(conn: Any, task: Callable[[IngestJob, str], object]) -> None:
