@@ -26,7 +26,7 @@ from audit.parallel import CheckedFiles, cut_points, plan
 from audit.profile import load_profile
 from audit.read import InputError, iter_lines, read_blocks, read_part_blocks
 from audit.simulate import iter_simulated
-from conftest import AUDIT, FIXTURES, SHARED
+from conftest import AUDIT, FIXTURES, SHARED, children
 
 FOLDERS = sorted([p for p in FIXTURES.iterdir() if p.is_dir()] + [p for p in (SHARED / "cases").iterdir() if p.is_dir()]
                  + [SHARED / "real-hands"])
@@ -213,19 +213,6 @@ def test_spawned_workers_when_threads_run(corpus: Path) -> None:
     finally:
         stop.set()
         thread.join()
-
-
-def children(pid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                out.append(int(entry.name))
-    return out
 
 
 def wait_reading_stdin(proc: subprocess.Popen[str]) -> None:

@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from audit.cli import main
-from conftest import AUDIT, SHARED
+from conftest import AUDIT, SHARED, children
 
 CASES = SHARED / "cases"
 CLEAN = CASES / "generated" / "clean-001.txt"
@@ -256,20 +256,6 @@ def renumbered(copies: int) -> str:
             text = re.sub(r"Hand #\d+", hand, text)
             out.append(re.sub(r"^Session: (.*)$", rf"Session: \1-c{copy}", text, flags=re.M))
     return "\n".join(out)
-
-
-def children(pid: int) -> list[int]:
-    """Process ids whose parent is ``pid`` (from /proc)."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                out.append(int(entry.name))
-    return out
 
 
 def stored_files(db: Path) -> list[str]:
