@@ -1,5 +1,5 @@
 """``python -m audit``."""
 
-from audit.cli import main
+from audit.cli import run
 
-main()
+run()

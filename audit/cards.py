@@ -35,7 +35,6 @@ strengths) and tells at once whether all five cards share a suit.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations_with_replacement
@@ -177,11 +176,6 @@ def make_deck(size: int, joker: bool = False) -> tuple[str, ...]:
     return deck + (JOKER,) if joker else deck
 
 
-def _rank_code(values: Sequence[int]) -> int:
-    """The rank part of the summed card codes of cards with these rank values."""
-    return sum(1 << (3 * (value - 2)) for value in values)
-
-
 _TEXT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (category, re.compile(pattern))
     for category, pattern in (
@@ -276,26 +270,41 @@ class Ranking:
     def _build_tables(self) -> None:
         """Precompute, for every rank multiset, the strength as an off-suit hand and as a flush."""
         values = sorted({RANK_VALUE[card[0]] for card in self._concrete})
-        straights: dict[frozenset[int], int] = {}
+        # five ranks in a row, low to high, and the rank of their top card
+        straights: dict[tuple[int, ...], int] = {}
         for low in range(len(values) - 4):
             window = values[low:low + 5]
             if window[-1] - window[0] == 4:
-                straights[frozenset(window)] = window[-1]
-        wheel = frozenset(values[:4] + [values[-1]])  # the ace plays low below the four lowest ranks
+                straights[tuple(window)] = window[-1]
+        wheel = tuple(values[:4] + [values[-1]])  # the ace plays low below the four lowest ranks
         self._wheel_top = values[3]
         straights[wheel] = values[3]
 
         index = {category: i for i, category in enumerate(self.categories)}
         most = 5 if self.joker else 4
+        # (built in every process that ranks a hand, so kept cheap: every multiset of five ranks, low to high)
         for combo in combinations_with_replacement(values, 5):
-            counts = Counter(combo)
-            if max(counts.values()) > most:
+            # the ranks with their multiplicity, ordered by multiplicity, then by rank: the order that decides ties
+            groups: list[tuple[int, int]] = []
+            last, run = combo[0], 0
+            code = 0
+            for value in combo:
+                code += 1 << (3 * (value - 2))  # the rank part of the summed card codes
+                if value == last:
+                    run += 1
+                else:
+                    groups.append((run, last))
+                    last, run = value, 1
+            groups.append((run, last))
+            if len(groups) > 1:
+                groups.sort(reverse=True)
+            if groups[0][0] > most:
                 continue
-            # ranks ordered by multiplicity, then by rank: the order that decides ties
-            ordered = sorted(counts, key=lambda v: (counts[v], v), reverse=True)
-            shape = tuple(counts[v] for v in ordered)
-            desc = tuple(sorted(combo, reverse=True))
+            ordered = [value for _, value in groups]
+            shape = tuple([count for count, _ in groups])
+            desc = combo[::-1]
             decider = 0
+            straight = straights.get(combo, 0) if len(groups) == 5 else 0
             if shape == (5,):
                 plain: tuple[int, ...] = (index[FIVE_OF_A_KIND], ordered[0])
             elif shape == (4, 1):
@@ -310,17 +319,15 @@ class Ranking:
             elif shape == (2, 1, 1, 1):
                 plain = (index[PAIR], *ordered)
                 decider = ordered[1]
-            elif frozenset(combo) in straights:
-                top = straights[frozenset(combo)]
-                plain = (index[STRAIGHT], top)
-                decider = top
+            elif straight:
+                plain = (index[STRAIGHT], straight)
+                decider = straight
             else:
                 plain = (index[HIGH_CARD], *desc)
                 decider = desc[0]
-            if len(counts) == 5 and frozenset(combo) in straights:
-                top = straights[frozenset(combo)]
-                flush: tuple[int, ...] = (index[STRAIGHT_FLUSH], top)
-                flush_decider = top
+            if straight:
+                flush: tuple[int, ...] = (index[STRAIGHT_FLUSH], straight)
+                flush_decider = straight
             else:
                 # five suited cards are a flush; with a joker duplicate they may also hold a pair, which a
                 # flush beats -- but keep the better reading in case a rank shape outranks the flush
@@ -328,7 +335,6 @@ class Ranking:
                 flush_decider = desc[0]
                 if plain > flush:
                     flush, flush_decider = plain, decider
-            code = _rank_code(combo)
             self._plain[code] = plain
             self._flush[code] = flush
             self._plain_decider[code] = RANKS[decider - 2] if decider else ""

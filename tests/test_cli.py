@@ -94,3 +94,32 @@ def test_library_works_without_the_cli() -> None:
     hand = next(read_hands(str(EDGE / "reopen-short-not-reopened.txt")))
     result = replay(hand, load_profile("home-open"))
     assert [(f.rule, f.player) for f in result.findings] == [("RAISE_NOT_REOPENED", "Ana")]
+
+
+def test_program_exit_flushes_everything_and_runs_exit_handlers(tmp_path: Path) -> None:
+    """``audit`` skips the interpreter's slow teardown (``run``): every line still reaches a pipe and a file, the
+    exit status is the command's, what was registered to run at exit runs, and ``sys.exit("text")`` still says
+    the text and exits 1."""
+    corpus = tmp_path / "many.txt"
+    block = (EDGE / "reopen-short-not-reopened.txt").read_text(encoding="utf-8").strip()
+    corpus.write_text("\n\n".join([block] * 400) + "\n", encoding="utf-8")
+    piped = subprocess.run([str(AUDIT), "check", str(corpus), "--format", "json", "--jobs", "1"],
+                           capture_output=True, text=True)
+    assert piped.returncode == 1, piped.stderr
+    assert len(piped.stdout.splitlines()) == 400 and piped.stdout.endswith("}\n")
+    out = tmp_path / "findings.jsonl"
+    written = subprocess.run([str(AUDIT), "check", str(corpus), "--format", "json", "-o", str(out)],
+                             capture_output=True, text=True)
+    assert written.returncode == 1 and len(out.read_text(encoding="utf-8").splitlines()) == 400
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('exit handler ran', file=sys.stderr))\n"
+            "from audit.cli import main, run\n"
+            "main.add_command(__import__('click').command('say')(lambda: sys.exit('a message')))\n"
+            "sys.argv = ['audit'] + sys.argv[1:]\n"
+            "run()\n")
+    handled = subprocess.run([sys.executable, "-c", code, "check", str(EDGE / "odd-chip-three-way.txt")],
+                             capture_output=True, text=True)
+    assert handled.returncode == 0 and "1 hand checked" in handled.stdout
+    assert "exit handler ran" in handled.stderr
+    said = subprocess.run([sys.executable, "-c", code, "say"], capture_output=True, text=True)
+    assert said.returncode == 1 and "a message" in said.stderr and "exit handler ran" in said.stderr
