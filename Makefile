@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 NATIVE := audit/_native_stamp.json
 NATIVE_SOURCES := $(wildcard audit/*.py audit/dialects/*.py audit/engine/*.py audit/store/*.py) hatch_build.py
 
-.PHONY: test demo serve install native bench clean
+.PHONY: test demo serve install native tables bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,12 @@ $(NATIVE): $(STAMP) $(NATIVE_SOURCES)
 	$(BIN)/python hatch_build.py
 
 native: $(NATIVE)
+
+# The house grammar's LALR tables, stored beside it (grammar/house.tables.json) so that a check neither imports
+# Lark nor builds the grammar; run after changing grammar/house.lark (a test says when it is due; until then
+# the tables stored for the old grammar are not used, and Lark builds them at every start).
+tables: $(STAMP)
+	PYTHONHASHSEED=0 $(BIN)/python -m audit.dialects.house_lark
 
 install: $(STAMP) $(NATIVE)
 

@@ -312,7 +312,7 @@ class _Pool:
     def __init__(self, workers: int, profile: Profile) -> None:
         import multiprocessing
 
-        from audit.dialects.house import house_parser
+        from audit.dialects.house import house_line_parser
 
         # fork: the workers start at once with everything imported and the grammar built (check holds no
         # database or thread pool a fork would copy half-locked); spawn when threads run or fork is missing
@@ -320,7 +320,7 @@ class _Pool:
         ctx: Any = multiprocessing.get_context("fork" if fork else "spawn")
         arg: Any = profile if fork else (profile.name, profile.description, profile.params)
         if fork:
-            house_parser()
+            house_line_parser()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

@@ -11,7 +11,8 @@ from lark import Lark
 
 from audit.model import Hand, ParseFailure
 from audit.dialects.dispatch import parse_block
-from audit.dialects.house import LineLexer
+from audit.dialects import house_lark
+from audit.dialects.house_lark import LineLexer
 from audit.read import read_blocks, read_text_blocks
 from audit.resources import data_dir
 from conftest import FIXTURES, SHARED
@@ -117,14 +118,13 @@ def test_every_shared_case_parses() -> None:
 
 def test_fast_driver_agrees_with_larks_own_parser() -> None:
     """The tight loop over the LALR tables gives what Lark's own parser (with the line lexer) gives."""
-    from audit.dialects import house as parse
 
-    lark = parse.house_parser()
+    lark = house_lark.house_parser()
     for path in sorted(SHARED.glob("cases/*/*.txt"))[:40] + HOUSE_FIXTURES:
         for block in read_blocks(path):
             if block.kind != "house":
                 continue
             fast = parse_block(block)
-            parse._HOUSE_BUILDER.numbers = block.numbers
+            house_lark._HOUSE_BUILDER.numbers = block.numbers
             slow = lark.parse(block.text(), start="hand")
             assert fast == slow._replace(file=block.file)

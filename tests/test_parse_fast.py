@@ -4,12 +4,18 @@ results what Lark's own parser builds, also on lines that only just fit (or just
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from audit.dialects import house as parse
+from audit.dialects import house_lark
 from audit.model import Hand, ParseFailure, Preamble, SessionEnd
 from audit.read import RawBlock, read_blocks, read_text_blocks
+from audit.resources import data_dir
 from conftest import FIXTURES, SHARED
 
 HEADER = ["Hand #7 - 2026/11/28 21:04:00", "Table 'Casa' Seat #1 is the button", "Seat 1: Ana (100 in chips)",
@@ -63,8 +69,8 @@ def test_fast_classifier_agrees_with_classify(line: str) -> None:
 def test_tricky_line_in_a_hand_parses_as_larks_parser_does(line: str) -> None:
     block = next(iter(read_text_blocks("\n".join(HEADER + ["Ana: posts the ante 1", line]) + "\n", "t.txt")))
     fast = parse.parse_house_block(block)
-    lark = parse.house_parser()
-    parse._HOUSE_BUILDER.numbers = block.numbers
+    lark = house_lark.house_parser()
+    house_lark._HOUSE_BUILDER.numbers = block.numbers
     try:
         slow = lark.parse(block.text(), start="hand")
     except Exception:
@@ -75,18 +81,18 @@ def test_tricky_line_in_a_hand_parses_as_larks_parser_does(line: str) -> None:
 
 
 def test_preamble_and_session_end_agree_with_larks_parser() -> None:
-    lark = parse.house_parser()
+    lark = house_lark.house_parser()
     for text, start, kind in [("Session: s\nProfile: p\nOption: a = b\nSession: folds\n", "preamble", Preamble),
                               ("*** SESSION END ***\n1: Ana (150)\n2: Beto (50)\n", "session_end", SessionEnd),
                               ("*** SESSION END ***\n", "session_end", SessionEnd)]:
         block = next(iter(read_text_blocks(text)))
         fast = parse.parse_house_block(block)
-        parse._HOUSE_BUILDER.numbers = block.numbers
+        house_lark._HOUSE_BUILDER.numbers = block.numbers
         assert type(fast) is kind and fast == lark.parse(block.text(), start=start)
 
 
 def test_every_shared_case_agrees_with_larks_parser_all_kinds() -> None:
-    lark = parse.house_parser()
+    lark = house_lark.house_parser()
     starts = {"house": "hand", "preamble": "preamble", "session_end": "session_end"}
     seen = set()
     for path in sorted(SHARED.glob("cases/*/*.txt")):
@@ -96,7 +102,7 @@ def test_every_shared_case_agrees_with_larks_parser_all_kinds() -> None:
             fast = parse.parse_house_block(block)
             if isinstance(fast, ParseFailure):
                 continue
-            parse._HOUSE_BUILDER.numbers = block.numbers
+            house_lark._HOUSE_BUILDER.numbers = block.numbers
             slow = lark.parse(block.text(), start=starts[block.kind])
             assert fast == (slow._replace(file=block.file) if isinstance(slow, Hand) else slow)
             seen.add(block.kind)
@@ -112,3 +118,65 @@ def test_a_grammar_whose_groups_moved_is_refused() -> None:
 
 def test_a_block_of_no_lines_is_a_failure() -> None:
     assert isinstance(parse.parse_house_block(RawBlock("f", "house")), ParseFailure)
+
+
+def test_the_stored_tables_are_the_grammars_as_it_is() -> None:
+    """``grammar/house.tables.json`` was built from ``grammar/house.lark`` as it is now: else every check would
+    start by having Lark build the tables (run ``make tables`` after changing the grammar)."""
+    assert parse.stored_tables() is not None, "the grammar changed since its tables were stored: run `make tables`"
+
+
+def test_the_stored_tables_parse_every_block_as_larks_tables_do() -> None:
+    """The parser on the stored tables and the parser on the tables Lark builds now give the same result for
+    every block of the fixtures and the shared cases, failures (line, column, message) included."""
+    stored = parse.stored_tables()
+    assert stored is not None
+    fresh = house_lark.grammar_tables(house_lark.house_parser())
+    parsers = [parse.LineParser(stored), parse.LineParser(fresh)]
+    starts = {"house": "hand", "preamble": "preamble", "session_end": "session_end"}
+    compared = 0
+    for path in sorted(SHARED.glob("cases/*/*.txt")) + sorted(FIXTURES.glob("*/*.txt")):
+        for block in read_blocks(path):
+            if block.kind not in starts or block.too_long:
+                continue
+            results = []
+            for parser in parsers:
+                try:
+                    results.append(parser.parse(block.text(), starts[block.kind], block.numbers, block.file))
+                except (parse.LineError, parse._Misplaced) as exc:
+                    results.append((type(exc).__name__, exc.args, vars(exc)))
+            assert results[0] == results[1], (path, block.numbers[0])
+            compared += 1
+    assert compared > 1000
+
+
+def test_tables_stored_for_another_grammar_are_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grammar edited since its tables were stored: the tables are ignored, Lark builds them from the grammar
+    as it is, and the parse is right."""
+    folder = tmp_path / "grammar"
+    shutil.copytree(data_dir("grammar"), folder)
+    grammar = folder / "house.lark"
+    grammar.write_text(grammar.read_text(encoding="utf-8") + "\n// edited\n", encoding="utf-8")
+    monkeypatch.setattr(parse, "data_dir", lambda name: folder)
+    monkeypatch.setattr(house_lark, "data_dir", lambda name: folder)
+    assert parse.stored_tables() is None
+    parse.house_line_parser.cache_clear()
+    try:
+        block = next(iter(read_text_blocks("\n".join(HEADER + ["Ana: posts the ante 1"]) + "\n", "t.txt")))
+        hand = parse.parse_house_block(block)
+        assert isinstance(hand, Hand) and [s.player for s in hand.seats] == ["Ana", "Beto"]
+        assert house_lark.write_tables(folder) == folder / parse.TABLES
+        stored = parse.stored_tables()
+        assert stored is not None and "// edited" in stored["grammar"]
+    finally:
+        parse.house_line_parser.cache_clear()
+
+
+def test_a_check_neither_imports_lark_nor_builds_the_grammar() -> None:
+    code = ("import sys\nfrom audit.cli import main\n"
+            "try:\n    main(['check', sys.argv[1], '--jobs', '1'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m == 'lark' or m.startswith('lark.')))")
+    run = subprocess.run([sys.executable, "-c", code, str(SHARED / "cases" / "edge" / "odd-chip-three-way.txt")],
+                         capture_output=True, text=True)
+    assert "1 hand checked" in run.stdout, run.stderr
+    assert run.stdout.strip().splitlines()[-1] == "[]"

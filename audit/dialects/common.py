@@ -10,15 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
-from typing import Any, Final, cast
-
-from lark import Lark
-from lark.common import LexerConf
-from lark.lexer import Lexer, LexerState, Token
-from mypy_extensions import mypyc_attr
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from audit.model import Hand, ParseFailure
 from audit.read import RawBlock
+
+if TYPE_CHECKING:  # Lark is imported when a site dialect builds its grammar (a house log never imports it)
+    from lark import Lark
 
 # A number longer than this is refused (a PARSE_ERROR) rather than read: Python will not even convert a string
 # of 4,300 digits to an int, and sums of such amounts would break every message that prints them.
@@ -244,23 +242,11 @@ class Misplaced(Exception):
         self.expected = expected
 
 
-@mypyc_attr(native_class=False)
-class _NoLexer(Lexer):
-    """Lark wants a lexer to build the tables; the site dialects cut their lines themselves."""
-
-    def __init__(self, conf: LexerConf) -> None:
-        self.conf = conf
-
-    def lex(self, state: LexerState, parser_state: Any) -> Iterator[Token]:  # pragma: no cover - never called
-        raise NotImplementedError
-
-
 def load_grammar(name: str, start: str, strict: bool = False) -> Lark:
     """A site dialect's grammar (``grammar/<name>.lark``) as Lark's LALR tables. ``strict=True``: a
     shift/reduce conflict is an error (the tests build every grammar so)."""
-    from audit.resources import data_dir
-    return Lark.open(str(data_dir("grammar") / f"{name}.lark"), parser="lalr", lexer=_NoLexer, start=start,
-                     maybe_placeholders=False, strict=strict)
+    from audit.dialects.sitegrammar import build_grammar
+    return build_grammar(name, start, strict)
 
 
 def terminal_patterns(lark: Lark) -> dict[str, re.Pattern[str]]:

@@ -2,26 +2,21 @@
 column and caret. Also reads the file-level blocks: the preamble (``Session:`` / ``Profile:`` / ``Option:``) and
 the session end.
 
-Lark builds the grammar (``grammar/house.lark``) and its LALR tables; ``LineParser`` plays the tables over a
-block, one line per token, calling the builders below (Lark's own parser, with ``HouseBuilder``'s callbacks,
-gives the same result: a test checks it). The builders only make model objects and keep file line numbers; all
+Lark builds the grammar (``grammar/house.lark``) and its LALR tables (``audit.dialects.house_lark``, which
+stores them beside the grammar, in ``house.tables.json``); ``LineParser`` plays the tables over a block, one
+line per token, calling the builders below (Lark's own parser, with ``HouseBuilder``'s callbacks, gives the same
+result: a test checks it). A check loads the stored tables and does not import Lark; tables stored for another
+text of the grammar are never used: Lark then builds them again from the grammar as it is. The builders only
+make model objects and keep file line numbers; all
 poker judgement is the replay engine's.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 from typing import Any, Final, cast
-
-from collections.abc import Iterator
-
-import lark.visitors  # noqa: F401  (the compiled module refers to it for the Transformer base class)
-from lark import Lark, Token, Transformer
-from lark.common import LexerConf
-from lark.lexer import Lexer, LexerState
-
-from mypy_extensions import mypyc_attr
 
 from audit.dialects.common import (
     LONG_NUMBER, MAX_NUMBER_DIGITS, LineError, NumberTooLarge, cards_inside, failure, long_number_failure,
@@ -35,8 +30,8 @@ from audit.model import (
 from audit.read import RawBlock
 from audit.resources import data_dir
 
-__all__ = ["LineError", "LineLexer", "LineParser", "MAX_NUMBER_DIGITS", "house_line_parser", "house_parser",
-           "parse_house_block"]
+__all__ = ["LineError", "LineParser", "MAX_NUMBER_DIGITS", "TABLES", "TABLES_FORMAT", "house_line_parser",
+           "parse_house_block", "stored_tables"]
 
 
 _int: Final = read_amount
@@ -45,20 +40,6 @@ _seat_int: Final = read_seat
 
 _INT: Final = re.compile(r"\d+")
 _cards_inside: Final = cards_inside
-
-
-@mypyc_attr(native_class=False)
-class _Builder(Transformer[Token, Any]):
-    """Shared state: the file line of each line of the block being parsed."""
-
-    numbers: list[int]
-
-    def __init__(self) -> None:
-        super().__init__(visit_tokens=True)
-        self.numbers = []
-
-    def _line(self, tok: Token) -> int:
-        return self.numbers[tok.line - 1]  # type: ignore[operator]
 
 
 _POST_KIND: Final = {"the ante": "ante", "small blind": "small", "big blind": "big", "over blind": "over",
@@ -285,121 +266,6 @@ def _build_hand(c: list[Any], file: str) -> Hand:
                        points, "house", None, True))
 
 
-@mypyc_attr(native_class=False)
-class HouseBuilder(_Builder):
-    """Lark's callbacks for the house grammar (its own parser's path: the fast loop calls the builders above)."""
-
-    def hand(self, c: list[Any]) -> Hand:
-        return _build_hand(c, "")
-
-    def _list(self, c: list[Any]) -> list[Any]:
-        """``x: ITEM | x ITEM``: one Python list grows as the lines are read (no tree node per line)."""
-        if len(c) == 1:
-            return [c[0]]
-        c[0].append(c[1])
-        return c[0]  # type: ignore[no-any-return]
-
-    # (one method each, not aliases: the compiled module needs real methods on this Lark transformer)
-    def seats(self, c: list[Any]) -> list[Any]:
-        return self._list(c)
-
-    def body(self, c: list[Any]) -> list[Any]:
-        return self._list(c)
-
-    def items(self, c: list[Any]) -> list[Any]:
-        return self._list(c)
-
-    def standings(self, c: list[Any]) -> list[Any]:
-        return self._list(c)
-
-    def HAND_LINE(self, tok: Any) -> tuple[int, str, str]:
-        return _b_hand_line(tok.m, self._line(tok))
-
-    def TABLE_LINE(self, tok: Any) -> tuple[str, int]:
-        return _b_table_line(tok.m, self._line(tok))
-
-    def SEAT_LINE(self, tok: Any) -> tuple[Seat, bool]:
-        return _b_seat_line(tok.m, self._line(tok))
-
-    def CARRIED(self, tok: Any) -> tuple[int, int]:
-        return _b_carried(tok.m, self._line(tok))
-
-    def POST(self, tok: Any) -> Post:
-        return _b_post(tok.m, self._line(tok))
-
-    def NOPLAY(self, tok: Any) -> NoPlay:
-        return _b_noplay(tok.m, self._line(tok))
-
-    def MARKER(self, tok: Any) -> Marker:
-        return _b_marker(tok.m, self._line(tok))
-
-    def DECK(self, tok: Any) -> DeckLine:
-        return _b_deck(tok.m, self._line(tok))
-
-    def DEALT(self, tok: Any) -> Dealt:
-        return _b_dealt(tok.m, self._line(tok))
-
-    def ACT(self, tok: Any) -> Action:
-        return _b_act(tok.m, self._line(tok))
-
-    def PAROLE(self, tok: Any) -> Parole:
-        return _b_parole(tok.m, self._line(tok))
-
-    def DISCARDS(self, tok: Any) -> Discard:
-        return _b_discards(tok.m, self._line(tok))
-
-    def STANDS_PAT(self, tok: Any) -> StandPat:
-        return _b_stands_pat(tok.m, self._line(tok))
-
-    def RESHUFFLES(self, tok: Any) -> Reshuffle:
-        return _b_reshuffles(tok.m, self._line(tok))
-
-    def SHOWS(self, tok: Any) -> Show:
-        return _b_shows(tok.m, self._line(tok))
-
-    def MUCKS(self, tok: Any) -> Muck:
-        return _b_mucks(tok.m, self._line(tok))
-
-    def COLLECTED(self, tok: Any) -> Collect:
-        return _b_collected(tok.m, self._line(tok))
-
-    def UNCALLED(self, tok: Any) -> Uncalled:
-        return _b_uncalled(tok.m, self._line(tok))
-
-    def EVENT(self, tok: Any) -> Event:
-        return _b_event(tok.m, self._line(tok))
-
-    def SAID(self, tok: Any) -> Event:
-        return _b_said(tok.m, self._line(tok))
-
-    def SCORES(self, tok: Any) -> Score:
-        return _b_scores(tok.m, self._line(tok))
-
-    def TOTAL(self, tok: Any) -> SummaryTotal:
-        return _b_total(tok.m, self._line(tok))
-
-    # preamble and session end
-    def preamble(self, c: list[Any]) -> Preamble:
-        return Preamble(c[0][0].line, tuple(c[0]))
-
-    def SESSION(self, tok: Any) -> SessionLine:
-        return _b_session(tok.m, self._line(tok))
-
-    def PROFILE(self, tok: Any) -> ProfileLine:
-        return _b_profile(tok.m, self._line(tok))
-
-    def OPTION(self, tok: Any) -> OptionLine:
-        return _b_option(tok.m, self._line(tok))
-
-    def session_end(self, c: list[Any]) -> SessionEnd:
-        return SessionEnd(self._line(c[0]), tuple(c[1]) if len(c) > 1 else ())
-
-    def STANDING(self, tok: Any) -> Standing:
-        return _b_standing(tok.m, self._line(tok))
-
-
-_HOUSE_BUILDER = HouseBuilder()
-
 # The lexer picks candidate terminals for a line from its first word (or, for a line that starts with a
 # player's name, from the word after the name) and matches only those: one regular expression per line instead
 # of an alternation of every terminal, which is what makes the parse fast.
@@ -485,38 +351,6 @@ def _diagnose(line: str, patterns: list[re.Pattern[str]]) -> tuple[int, str]:
             start -= 1
     word = line[start:].split(" ", 1)[0] or line[start:]
     return start + 1, f"cannot read this line from {word!r} on"
-
-
-@mypyc_attr(native_class=False)
-class _MatchToken(Token):
-    """Lark's token with the match of its pattern (for the callbacks that read named groups)."""
-
-    m: re.Match[str] | None
-
-
-@mypyc_attr(native_class=False)
-class LineLexer(Lexer):
-    """One token per line; the terminal's pattern (from the grammar file) must match the whole line."""
-
-    __future_interface__ = 2
-
-    def __init__(self, conf: LexerConf) -> None:
-        flags = 0
-        self.patterns = {t.name: re.compile(t.pattern.to_regexp(), flags) for t in conf.terminals}
-        _check_groups(self.patterns)
-
-    def lex(self, state: LexerState, parser_state: Any) -> Iterator[Token]:
-        text = state.text.text
-        patterns = self.patterns
-        pos = 0
-        line_no = 0
-        end = len(text)
-        while pos < end:
-            line_no += 1
-            kind, line, m, pos = _classify(text, pos, end, line_no, patterns)
-            token = _MatchToken(kind, line, pos - len(line) - 1, line_no, 1)
-            token.m = m
-            yield token
 
 
 class _Misplaced(Exception):
@@ -690,50 +524,37 @@ class LineParser:
     terminal callbacks and the list rules are calls the compiler sees.
     """
 
-    def __init__(self, lark: Lark) -> None:
-        from lark.parsers.lalr_analysis import Shift
-        inner = lark.parser.parser.parser
-        table = inner.parse_table
-        names = [t.name for t in lark.lexer_conf.terminals]
-        unknown = [n for n in names if n not in _TERMINAL_CODE]
+    def __init__(self, tables: dict[str, Any]) -> None:
+        """``tables``: the grammar's terminals and LALR tables as ``audit.dialects.house_lark.grammar_tables``
+        gives them (plain lists and strings)."""
+        terminals: list[list[str]] = tables["terminals"]
+        unknown = [name for name, _ in terminals if name not in _TERMINAL_CODE]
         if unknown:
             raise ValueError(f"the fast parser does not know the terminals {unknown}")
         # patterns by terminal number (a terminal the grammar lacks never matches: its slot is never read)
-        by_name = {t.name: re.compile(t.pattern.to_regexp()) for t in lark.lexer_conf.terminals}
+        by_name = {name: re.compile(pattern) for name, pattern in terminals}
         _check_groups(by_name)
         never = re.compile(r"(?!)")
         self.patterns_by_name: dict[str, re.Pattern[str]] = by_name
         self.patterns: list[re.Pattern[str]] = [by_name.get(n, never) for n in _TERMINALS]
-        rules: dict[Any, int] = {}
-        nonterminals: dict[str, int] = {}
-        self.rule_size: list[int] = []
-        self.rule_origin: list[int] = []
-        self.rule_kind: list[int] = []
-        for rule in inner.callbacks:
-            if isinstance(rule, str):
-                continue
-            origin = str(rule.origin.name)
-            rules[rule] = len(self.rule_size)
-            self.rule_size.append(len(rule.expansion))
-            self.rule_origin.append(nonterminals.setdefault(origin, len(nonterminals)))
-            self.rule_kind.append(_RULE_KINDS[origin])
+        nonterminals: list[str] = tables["nonterminals"]
+        rules: list[list[int]] = tables["rules"]  # [nonterminal it makes, symbols it takes]
+        self.rule_size: list[int] = [size for _, size in rules]
+        self.rule_origin: list[int] = [origin for origin, _ in rules]
+        self.rule_kind: list[int] = [_RULE_KINDS[nonterminals[origin]] for origin, _ in rules]
         self.nt = nt = len(_TERMINALS)
         self.nn = nn = len(nonterminals)
-        count = max(table.states) + 1
+        count: int = tables["states"]
         # actions[state * nt + terminal]: 0 none (the line cannot stand here), s + 1 shift to state s,
         # -(r + 1) reduce by rule r; gotos[state * nn + nonterminal]: the state after a reduction
         self.actions: list[int] = [0] * (count * nt)
         self.gotos: list[int] = [-1] * (count * nn)
-        for state, actions in table.states.items():
-            for symbol, (action, arg) in actions.items():
-                name = str(symbol)
-                if name in _TERMINAL_CODE:
-                    code = _TERMINAL_CODE[name]
-                    self.actions[state * nt + code] = arg + 1 if action is Shift else -(rules[arg] + 1)
-                else:
-                    self.gotos[state * nn + nonterminals[name]] = arg
-        self.start_states: dict[str, int] = dict(table.start_states)
-        self.end_states: dict[str, int] = dict(table.end_states)
+        for state, name, action in tables["actions"]:
+            self.actions[state * nt + _TERMINAL_CODE[name]] = action
+        for state, nonterminal, target in tables["gotos"]:
+            self.gotos[state * nn + nonterminal] = target
+        self.start_states: dict[str, int] = dict(tables["start_states"])
+        self.end_states: dict[str, int] = dict(tables["end_states"])
 
     def parse(self, text: str, start: str, numbers: list[int], file: str) -> object:
         """The model object for ``text`` (lines each ending in a newline; ``numbers``: their file lines);
@@ -802,18 +623,33 @@ class LineParser:
                     return values[-1]
 
 
-@lru_cache(maxsize=None)
-def house_parser() -> Lark:
-    """The house-format LALR parser with its lexer and transformer built in (built once per process)."""
-    return Lark.open(str(data_dir("grammar") / "house.lark"), parser="lalr", lexer=LineLexer,
-                     start=["hand", "preamble", "session_end"], transformer=_HOUSE_BUILDER,
-                     maybe_placeholders=False)
+TABLES: Final = "house.tables.json"
+"""The grammar's tables as Lark builds them, stored beside it (``make tables`` writes them again)."""
+TABLES_FORMAT: Final = 1
+
+
+def stored_tables() -> dict[str, Any] | None:
+    """The stored tables when they were built from ``house.lark`` as it is now (else ``None``)."""
+    folder = data_dir("grammar")
+    try:
+        grammar = (folder / "house.lark").read_text(encoding="utf-8")
+        tables = json.loads((folder / TABLES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(tables, dict) and tables.get("format") == TABLES_FORMAT and tables.get("grammar") == grammar:
+        return tables
+    return None
 
 
 @lru_cache(maxsize=None)
 def house_line_parser() -> LineParser:
-    """The fast driver over the house grammar's tables (built once per process)."""
-    return LineParser(house_parser())
+    """The fast driver over the house grammar's tables (built once per process): the stored tables, or Lark's
+    when they were stored for another text of the grammar."""
+    tables = stored_tables()
+    if tables is None:
+        from audit.dialects.house_lark import grammar_tables, house_parser
+        tables = grammar_tables(house_parser())
+    return LineParser(tables)
 
 
 _START: Final = {"house": "hand", "preamble": "preamble", "session_end": "session_end"}
