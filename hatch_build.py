@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import runpy
 import sys
@@ -31,7 +30,7 @@ def build(build_lib: str | None = None) -> list[str]:
     from setuptools import Distribution
 
     native = _native()
-    digests = native["source_digests"](ROOT / "audit")  # before compiling: a source edited meanwhile is stale
+    stamp_text = native["stamp_text"](ROOT / "audit")  # before compiling: a source edited meanwhile is stale
     sources = [str(native["source_path"](name, Path("audit"))) for name in native["COMPILED"]]
     cwd = os.getcwd()
     os.chdir(ROOT)
@@ -50,7 +49,7 @@ def build(build_lib: str | None = None) -> list[str]:
         out = ROOT if build_lib is None else Path(build_lib)
         built = [str(Path(p).resolve().relative_to(out.resolve())) for p in cmd.get_outputs()]
         stamp = out / "audit" / native["STAMP"]
-        stamp.write_text(json.dumps(digests, indent=1) + "\n", encoding="utf-8")
+        stamp.write_text(stamp_text, encoding="utf-8")
         return built + [str(stamp.relative_to(out))]
     finally:
         os.chdir(cwd)

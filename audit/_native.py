@@ -8,21 +8,19 @@ compiled build, and the shared cases on the pure one too).
 A compiled module built from older source must never run: the build records the SHA-256 of each source in
 ``_native_stamp.json``; at import, if a source differs (edited since the last build) or ``AUDIT_PURE_PYTHON`` is
 set, every compiled module is loaded from its ``.py`` file instead (all of them: compiled modules call each
-other directly).
+other directly). The stamp also records each source's size and modification time: while they are all as built,
+the sources are not read and hashed again (that, and the import machinery the fallback needs, took about 10 ms
+of every command's start); when any differs (an edit, a checkout, an installed copy), the digests decide.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import json
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 # Compiled together, in one group (they call each other without going through Python); a dotted name is a module
 # of a sub-package (``dialects.house`` is ``audit/dialects/house.py``).
@@ -42,7 +40,25 @@ def source_path(name: str, folder: Path = HERE) -> Path:
 
 def source_digests(folder: Path = HERE) -> dict[str, str]:
     """SHA-256 of each compiled module's source."""
+    import hashlib
+
     return {name: hashlib.sha256(source_path(name, folder).read_bytes()).hexdigest() for name in COMPILED}
+
+
+def source_stats(folder: Path = HERE) -> dict[str, list[int]]:
+    """Size and modification time (ns) of each compiled module's source."""
+    out: dict[str, list[int]] = {}
+    for name in COMPILED:
+        st = source_path(name, folder).stat()
+        out[name] = [st.st_size, st.st_mtime_ns]
+    return out
+
+
+def stamp_text(folder: Path = HERE) -> str:
+    """The stamp of a build of the sources in ``folder`` as they are now (taken before compiling, so that a
+    source edited meanwhile is stale): their digests and their sizes and modification times."""
+    stats = source_stats(folder)
+    return json.dumps({"sha256": source_digests(folder), "stat": stats}, indent=1) + "\n"
 
 
 def compiled_state() -> str:
@@ -54,29 +70,40 @@ def compiled_state() -> str:
     if os.environ.get("AUDIT_PURE_PYTHON"):
         return "pure"
     try:
-        recorded = json.loads(stamp.read_text(encoding="utf-8"))
-        current = source_digests()
-    except (OSError, ValueError):
+        recorded: Any = json.loads(stamp.read_text(encoding="utf-8"))
+        if recorded.get("stat") == source_stats():
+            return "compiled"  # every source as it was built: not read again
+        return "compiled" if recorded.get("sha256") == source_digests() else "stale"
+    except (OSError, ValueError, AttributeError):
         return "stale"
-    return "compiled" if recorded == current else "stale"
 
 
-class _SourceFinder(importlib.abc.MetaPathFinder):
-    """Finds the compiled modules' ``.py`` files, ahead of the extension modules beside them."""
+def _source_finder() -> Any:
+    """A finder of the compiled modules' ``.py`` files, ahead of the extension modules beside them (its import
+    machinery loaded only when it is needed)."""
+    import importlib.abc
+    import importlib.machinery
+    import importlib.util
+    from collections.abc import Sequence
 
-    def find_spec(self, fullname: str, path: Sequence[str] | None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        package, _, name = fullname.partition(".")
-        if package != "audit" or name not in COMPILED:
-            return None
-        return importlib.util.spec_from_file_location(fullname, source_path(name))
+    class SourceFinder(importlib.abc.MetaPathFinder):
+        audit_sources = True
+
+        def find_spec(self, fullname: str, path: Sequence[str] | None,
+                      target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+            package, _, name = fullname.partition(".")
+            if package != "audit" or name not in COMPILED:
+                return None
+            return importlib.util.spec_from_file_location(fullname, source_path(name))
+
+    return SourceFinder()
 
 
 def guard() -> str:
     """Called first thing by ``audit/__init__``: load the ``.py`` files when the build is stale or not wanted."""
     state = compiled_state()
-    if state in ("stale", "pure") and not any(isinstance(f, _SourceFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _SourceFinder())
+    if state in ("stale", "pure") and not any(getattr(f, "audit_sources", False) for f in sys.meta_path):
+        sys.meta_path.insert(0, _source_finder())
         if state == "stale":
             print("audit: the compiled modules are older than their source; running the plain Python code "
                   "(about half the speed). Run `make install` to build them again.", file=sys.stderr)

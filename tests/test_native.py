@@ -49,6 +49,19 @@ def test_a_source_edited_after_the_build_runs_as_plain_python(tmp_path: Path) ->
     assert done.stdout.strip().endswith(".so") and done.stderr == "", done.stderr
 
 
+def test_a_start_with_the_sources_as_built_reads_and_hashes_none_of_them() -> None:
+    """The stamp's sizes and modification times stand for the sources while they are as built: a start neither
+    hashes them nor loads the import machinery of the fallback (and Lark stays out of a check's start too)."""
+    if _native.compiled_state() != "compiled":
+        pytest.skip("no compiled build")
+    probe = ("import sys, audit, audit.cli, audit.check, audit.parallel\n"
+             "from audit import _native\n"
+             "print(_native.compiled_state(), sorted(m for m in ('hashlib', 'importlib.abc', 'lark') if m in sys.modules))")
+    env = {k: v for k, v in os.environ.items() if k != "AUDIT_PURE_PYTHON"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert done.stdout.split(None, 1) == ["compiled", "[]\n"], done.stderr
+
+
 def corpus() -> list[str]:
     paths = [FIXTURES / "rules", FIXTURES / "tda", FIXTURES / "profiles", FIXTURES / "site", FIXTURES / "fulltilt",
              FIXTURES / "ongame", FIXTURES / "demo",
