@@ -19,6 +19,7 @@ error) stops it at the same place, after the same output. A worker that dies (th
 from __future__ import annotations
 
 import gc
+import io
 import os
 import pickle
 import re
@@ -30,7 +31,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, NamedTuple
 
 from audit.findings import Finding
 from audit.pipeline import Audited, audit_blocks, audit_file
@@ -144,7 +145,7 @@ def _file_parts(index: int, path: str, chunk_bytes: int) -> Iterator[Part]:
         yield Part(index, path, start, None, line)
 
 
-def _breaks(data: bytes, start: int, end: int) -> int:
+def _breaks(data: bytes | bytearray, start: int, end: int) -> int:
     """Line ends (LF, CRLF, CR) in ``data[start:end]``."""
     lf = data.count(b"\n", start, end)
     if data.find(b"\r", start, end) < 0:  # (a search, unlike a count, runs at memory speed)
@@ -152,74 +153,80 @@ def _breaks(data: bytes, start: int, end: int) -> int:
     return lf + data.count(b"\r", start, end) - data.count(b"\r\n", start, end)
 
 
-def cut_points(handle: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[int, int]]:
+def cut_points(handle: io.BufferedIOBase, chunk_bytes: int = CHUNK_BYTES,
+               scan_bytes: int = _SCAN_BYTES) -> Iterator[tuple[int, int]]:
     """``(byte offset, file line)`` of the places a file may be cut, about ``chunk_bytes`` apart (none in its
     first ``HEAD_BYTES``): a ``Session:`` line after a blank line; a ``Profile:`` line after a blank line while no
     ``Session:`` has been seen; the first line of a hand while no ``Session:``, ``Profile:`` or ``Option:`` has
-    been seen. Reads the file once, in bounded memory."""
+    been seen. Reads the file once, ``scan_bytes`` at a time into one buffer (no new memory per read: the main
+    process scans while the workers audit)."""
     next_at = max(chunk_bytes, HEAD_BYTES)
     offset = 0  # of the next byte to read
     counted, lines = 0, 1  # line ends are counted up to ``counted`` (a line start), which is file line ``lines``
     preamble_at = session_at = -1  # where the first preamble word, the first "Session:" are (-1: none seen)
-    tail = b""
+    data = bytearray(scan_bytes + _KEEP)  # the last bytes of the previous read, then this read's
+    view = memoryview(data)
+    kept = 0
     while True:
-        block = handle.read(_SCAN_BYTES)
-        if not block:
+        got = handle.readinto(view[kept:kept + scan_bytes])
+        if not got:
             return
-        data = tail + block
-        data_at = offset - len(tail)
-        offset += len(block)
+        size = kept + got
+        data_at = offset - kept
+        offset += got
         if preamble_at < 0:
-            seen = _PREAMBLE_WORD.search(data)
+            seen = _PREAMBLE_WORD.search(data, 0, size)
             if seen is not None:
                 preamble_at = data_at + seen.start()
         if session_at < 0:
-            at = data.find(b"Session:")
+            at = data.find(b"Session:", 0, size)
             if at >= 0:
                 session_at = data_at + at
         while True:
-            cut = _next_cut(data, max(0, next_at - data_at), data_at, preamble_at, session_at)
+            cut = _next_cut(data, size, max(0, next_at - data_at), data_at, preamble_at, session_at)
             if cut < 0:
                 break
             lines += _breaks(data, counted - data_at, cut)
             counted = data_at + cut
             next_at = counted + chunk_bytes
             yield counted, lines
-        safe = len(data) - _KEEP
+        safe = size - _KEEP
         if safe > counted - data_at:
             if data[safe - 1:safe] == b"\r" and data[safe:safe + 1] == b"\n":
                 safe += 1  # never between the two bytes of a CRLF
             lines += _breaks(data, counted - data_at, safe)
             counted = data_at + safe
-        tail = data[max(0, min(counted - data_at, len(data) - _KEEP)):]
+        kept = min(size, _KEEP)  # (``counted`` is never before them: the tail is counted from there)
+        data[:kept] = data[size - kept:size]
 
 
-def _next_cut(data: bytes, pos: int, data_at: int, preamble_at: int, session_at: int) -> int:
-    """The first place at or after ``pos`` in ``data`` (which starts at file offset ``data_at``) where the file
-    may be cut, or -1. ``preamble_at`` and ``session_at``: the file offsets of the first preamble word and of the
-    first "Session:" (-1: none so far)."""
-    found = _after_blank(data, b"Session:", pos)
-    session = session_at - data_at if session_at >= 0 else len(data)
+def _next_cut(data: bytearray, size: int, pos: int, data_at: int, preamble_at: int, session_at: int) -> int:
+    """The first place at or after ``pos`` in ``data[:size]`` (which starts at file offset ``data_at``) where the
+    file may be cut, or -1. ``preamble_at`` and ``session_at``: the file offsets of the first preamble word and
+    of the first "Session:" (-1: none so far)."""
+    found = _after_blank(data, size, b"Session:", pos)
+    session = session_at - data_at if session_at >= 0 else size
     if session >= pos:
-        profile = _after_blank(data, b"Profile:", pos)
+        profile = _after_blank(data, size, b"Profile:", pos)
         if 0 <= profile <= session and (found < 0 or profile < found):
             found = profile
-    preamble = preamble_at - data_at if preamble_at >= 0 else len(data)
+    preamble = preamble_at - data_at if preamble_at >= 0 else size
     if preamble >= pos:
-        m = _OPENER_LINE.search(data, pos)
+        m = _OPENER_LINE.search(data, pos, size)
         if m is not None and m.start(1) <= preamble and (found < 0 or m.start(1) < found):
             found = m.start(1)
     return found
 
 
-def _after_blank(data: bytes, word: bytes, pos: int) -> int:
-    """Where the first line at or after ``pos`` that starts with ``word`` and follows a blank line starts, or -1."""
-    i = data.find(word, pos)
+def _after_blank(data: bytearray, size: int, word: bytes, pos: int) -> int:
+    """Where the first line in ``data[pos:size]`` that starts with ``word`` and follows a blank line starts, or
+    -1."""
+    i = data.find(word, pos, size)
     while i >= 0:
         j = i - 2 if i >= 2 and data[i - 2:i] == b"\r\n" else i - 1 if i >= 1 and data[i - 1] in (10, 13) else -1
         if j >= 1 and data[j - 1] in (10, 13):
             return i
-        i = data.find(word, i + 1)
+        i = data.find(word, i + 1, size)
     return -1
 
 

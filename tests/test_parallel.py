@@ -299,6 +299,19 @@ def test_parts_read_as_the_whole_file_reads(tmp_path: Path, seed: int) -> None:
     assert [(b.kind, b.lines, b.numbers) for b in parts] == [(b.kind, b.lines, b.numbers) for b in whole]
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_cuts_are_the_same_wherever_the_scans_reads_end(seed: int) -> None:
+    """The scan reads into one buffer, a piece at a time; where the pieces end (inside a CRLF, inside
+    "Session:", inside a blank line) changes no cut and no line number."""
+    data = messy_log(seed)
+    if seed % 2:
+        data = re.sub(rb"(Session|Profile|Option):[^\r\n]*", b"# -", data)
+    whole = list(cut_points(io.BytesIO(data), 500, scan_bytes=len(data) + 1))
+    assert len(whole) > 3
+    for scan in (1, 2, 3, 31, 33, 64, 97, 500, 4096):
+        assert list(cut_points(io.BytesIO(data), 500, scan_bytes=scan)) == whole, scan
+
+
 class ShortReads(io.RawIOBase):
     """A stream that gives at most ``step`` bytes a read (the reader's chunks then end anywhere)."""
 
