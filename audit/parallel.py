@@ -37,7 +37,7 @@ from audit.findings import Finding
 from audit.pipeline import Audited, audit_blocks, audit_file
 from audit.profile import Profile
 from audit.read import read_part_blocks
-from audit.workers import WorkerDied, cores, how_it_ended, start_workers, stop_workers
+from audit.workers import WorkerDied, cores, fork_workers, how_it_ended, ready, start_workers, stop_workers
 
 CHUNK_BYTES = 256 * 1024
 """A task's size: a long file is cut about every this many bytes, small files are grouped up to it."""
@@ -317,15 +317,12 @@ class _Pool:
     """Worker processes, each answering over a pipe, one task at a time."""
 
     def __init__(self, workers: int, profile: Profile) -> None:
-        import multiprocessing
-
         from audit.dialects.house import house_line_parser
 
-        # fork: the workers start at once with everything imported and the grammar built (check holds no
-        # database or thread pool a fork would copy half-locked); spawn when threads run or fork is missing
-        fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
-        ctx: Any = multiprocessing.get_context("fork" if fork else "spawn")
-        arg: Any = profile if fork else (profile.name, profile.description, profile.params)
+        # forked: the workers start at once with everything imported and the grammar's tables loaded (check
+        # holds no database or thread pool a fork would copy half-locked); spawned (multiprocessing) when threads
+        # run or fork is missing
+        fork = threading.active_count() == 1 and hasattr(os, "fork")
         if fork:
             house_line_parser()
         for stream in (sys.stdout, sys.stderr):
@@ -333,20 +330,22 @@ class _Pool:
                 stream.flush()
             except (OSError, ValueError, AttributeError):
                 pass
-        if fork:
-            gc.freeze()  # the collector of a worker then leaves the objects it shares with this process untouched
+        if not fork:
+            import multiprocessing
+
+            self.procs, self.conns = start_workers(multiprocessing.get_context("spawn"), workers, _worker_main,
+                                                   (profile.name, profile.description, profile.params))
+            return
+        gc.freeze()  # the collector of a worker then leaves the objects it shares with this process untouched
         try:
-            self.procs, self.conns = start_workers(ctx, workers, _worker_main, arg)
+            self.procs, self.conns = fork_workers(workers, _worker_main, profile)
         finally:
-            if fork:
-                gc.unfreeze()
+            gc.unfreeze()
 
     def run(self, tasks: Iterator[Task], ahead: int) -> Iterator[tuple[Task, list[PartResult] | None]]:
         """Each task with its results, in plan order; ``None`` for a task the caller reads itself (``here``).
         At most ``ahead`` tasks are out or waiting. A worker that dies: the tasks before its task, then
         ``WorkerDied``."""
-        from multiprocessing.connection import wait
-
         order: dict[int, Task] = {}
         results: dict[int, list[PartResult] | None] = {}
         waiting: deque[int] = deque()  # task numbers planned, not yet sent
@@ -392,19 +391,19 @@ class _Pool:
                 if not live:  # pragma: no cover - every worker died with no task of its own
                     raise WorkerDied("every worker process ended; run the check again with --jobs 1")
                 continue
-            ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])
+            now = ready([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])
             for w in list(busy):
                 conn = self.conns[w]
                 sent = busy[w]
                 try:
-                    while sent and (conn in ready or conn.poll()):
-                        ready = [r for r in ready if r is not conn]
+                    while sent and (conn in now or conn.poll()):
+                        now = [r for r in now if r is not conn]
                         results[sent.popleft()] = pickle.loads(conn.recv_bytes())
                 except (EOFError, OSError):
                     pass
                 if not sent:
                     del busy[w]
-                elif self.procs[w].sentinel in ready or not self.procs[w].is_alive():
+                elif self.procs[w].sentinel in now or not self.procs[w].is_alive():
                     del busy[w]
                     live.remove(w)
                     self.procs[w].join(timeout=5)  # its exit status

@@ -1,12 +1,24 @@
 """Worker processes that answer over pipes, shared by ``audit check --jobs`` (``audit.parallel``) and ``audit
 ingest --workers`` and the lake (``audit.store.ingest``): how many cores there are, starting the workers with
 Ctrl-C ignored (the main process stops them, so no worker prints a traceback of its own), stopping them, and
-saying in plain words how one ended without answering."""
+saying in plain words how one ended without answering.
+
+Two ways to start them: ``start_workers``, with a ``multiprocessing`` context (fork or spawn); and
+``fork_workers``, plain ``os.fork`` and pipes, for ``audit check``, whose start-up is part of every check (the
+``multiprocessing`` machinery cost it about 12 ms before the first worker had its first task). Both give
+processes and pipe ends used the same way (``send``/``recv``/``send_bytes``/``recv_bytes``/``poll``, a
+``sentinel`` readable once the process is gone, ``is_alive``/``join``/``exitcode``/``terminate``/``kill``), and
+``ready`` waits for any of them.
+"""
 
 from __future__ import annotations
 
 import os
+import pickle
+import select
 import signal
+import sys
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from audit.errors import AuditError
@@ -43,6 +55,162 @@ def start_workers(ctx: Any, count: int, target: Any, arg: Any) -> tuple[list[Any
     return procs, conns
 
 
+class PipeEnd:
+    """One end of a worker's two pipes (read from one, write to the other): whole messages, each a length and
+    then its bytes, as ``multiprocessing``'s connections carry them."""
+
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+
+    def fileno(self) -> int:
+        return self.read_fd
+
+    def send_bytes(self, data: bytes) -> None:
+        view = memoryview(len(data).to_bytes(8, "little") + data)
+        while view:
+            view = view[os.write(self.write_fd, view):]
+
+    def send(self, obj: object) -> None:
+        self.send_bytes(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL))
+
+    def _read(self, size: int) -> bytes:
+        parts: list[bytes] = []
+        while size:
+            part = os.read(self.read_fd, min(size, 1 << 20))
+            if not part:
+                raise EOFError("the other end of the pipe is closed")
+            parts.append(part)
+            size -= len(part)
+        return b"".join(parts)
+
+    def recv_bytes(self) -> bytes:
+        return self._read(int.from_bytes(self._read(8), "little"))
+
+    def recv(self) -> Any:
+        return pickle.loads(self.recv_bytes())
+
+    def poll(self) -> bool:
+        """Whether something (a message, or the end of the pipe) can be read without waiting."""
+        return _readable(self.read_fd, 0)
+
+    def close(self) -> None:
+        for fd in {self.read_fd, self.write_fd}:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+class ForkedWorker:
+    """A worker started with ``os.fork``, seen from the main process."""
+
+    def __init__(self, pid: int, sentinel: int) -> None:
+        self.pid = pid
+        self.sentinel = sentinel  # a pipe end that reads as closed once the worker is gone
+        self.exitcode: int | None = None
+
+    def _reap(self, flags: int) -> None:
+        if self.exitcode is None:
+            try:
+                pid, status = os.waitpid(self.pid, flags)
+            except ChildProcessError:  # pragma: no cover - reaped elsewhere
+                self.exitcode = -signal.SIGKILL
+                return
+            if pid:
+                self.exitcode = os.waitstatus_to_exitcode(status)
+
+    def is_alive(self) -> bool:
+        self._reap(os.WNOHANG)
+        return self.exitcode is None
+
+    def join(self, timeout: float | None = None) -> None:
+        if timeout is None:
+            self._reap(0)
+            return
+        if _readable(self.sentinel, timeout):
+            self._reap(0)
+        else:
+            self._reap(os.WNOHANG)
+
+    def terminate(self) -> None:
+        self._signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self._signal(signal.SIGKILL)
+
+    def _signal(self, signum: int) -> None:
+        if self.exitcode is None:
+            try:
+                os.kill(self.pid, signum)
+            except ProcessLookupError:  # pragma: no cover - already gone
+                pass
+
+
+def _readable(fd: int, timeout: float) -> bool:
+    """Whether ``fd`` can be read (or is closed at its other end) within ``timeout`` seconds."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(int(timeout * 1000)))
+
+
+def fork_workers(count: int, target: Callable[[PipeEnd, Any], None], arg: Any) -> tuple[list[Any], list[Any]]:
+    """``count`` processes forked from this one running ``target(pipe end, arg)`` (Ctrl-C ignored from their
+    first step, every other worker's pipe ends closed in them); returns them and this side's pipe ends. A worker
+    leaves with ``os._exit``: 0 when ``target`` returns, 1 (after its traceback) when it raises."""
+    procs: list[Any] = []
+    conns: list[Any] = []
+    ours: list[int] = []  # this process's ends of the workers started so far
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        for _ in range(count):
+            to_worker, from_main = os.pipe()
+            to_main, from_worker = os.pipe()
+            alive_read, alive_write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the worker
+                status = 1
+                try:
+                    for fd in ours + [from_main, to_main, alive_read]:
+                        os.close(fd)
+                    target(PipeEnd(to_worker, from_worker), arg)
+                    status = 0
+                except BaseException:
+                    import traceback
+                    traceback.print_exc()
+                finally:
+                    try:
+                        sys.stderr.flush()
+                    finally:
+                        os._exit(status)
+            for fd in (to_worker, from_worker, alive_write):
+                os.close(fd)
+            procs.append(ForkedWorker(pid, alive_read))
+            conns.append(PipeEnd(to_main, from_main))
+            ours += [to_main, from_main, alive_read]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return procs, conns
+
+
+def ready(waiting: Sequence[Any]) -> list[Any]:
+    """The pipe ends and sentinels (objects with ``fileno()``, or file descriptors) of ``waiting`` that can be
+    read now, waiting until one can."""
+    poller = select.poll()
+    by_fd: dict[int, list[Any]] = {}
+    for item in waiting:
+        fd = item if isinstance(item, int) else item.fileno()
+        by_fd.setdefault(fd, []).append(item)
+        poller.register(fd, select.POLLIN)
+    while True:
+        try:
+            events = poller.poll()
+            break
+        except InterruptedError:  # pragma: no cover - retried by Python itself since 3.5
+            continue
+    return [item for fd, _ in events for item in by_fd.get(fd, [])]
+
+
 def stop_workers(procs: list[Any], conns: list[Any]) -> None:
     """Stop every worker (they hold nothing that needs saving) and wait for them."""
     for conn in conns:
@@ -58,6 +226,11 @@ def stop_workers(procs: list[Any], conns: list[Any]) -> None:
         if proc.is_alive():  # pragma: no cover - a worker stuck in a system call
             proc.kill()
             proc.join()
+        if isinstance(proc, ForkedWorker):
+            try:
+                os.close(proc.sentinel)
+            except OSError:
+                pass
 
 
 def how_it_ended(exitcode: int | None) -> str:

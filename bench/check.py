@@ -9,7 +9,8 @@
    wall time, the CPU time of the command and its workers, and the peak memory of its largest process
    (``wait4``); then the median of each, and the wall-time speed-up of each J over the first. ``--before DIR``:
    in the same rounds, the command of another copy of the code (``DIR``: a source tree, e.g. ``git archive main``
-   unpacked and compiled with ``python hatch_build.py`` in it), run with ``PYTHONPATH=DIR`` and no ``--jobs``.
+   unpacked and compiled with ``python hatch_build.py`` in it), run with ``PYTHONPATH=DIR`` and the same
+   ``--jobs`` values: each J's speed-up over the first for both copies, and this copy's over the other's.
 3. Runs the same pipeline in a fresh child process through ``audit.check.check_paths`` (what the command calls),
    timing wall and cpu, and its peak memory (``ru_maxrss``) -- no interpreter start-up in the figure.
 4. ``--small-files N``: the same hands cut into N files in a folder (whole hands; a session's later hands are
@@ -114,18 +115,25 @@ def run_command(args: list[str], env: dict[str, str] | None = None) -> dict[str,
             "rss": rss, "err": err}
 
 
+PROGRAM = ("import sys, audit.cli as cli; sys.argv[0] = 'audit'; "
+           "sys.exit(cli.run() if hasattr(cli, 'run') else cli.main())")
+"""The ``audit`` program as its console script runs it, for the code ``PYTHONPATH`` points at (whose entry point
+may differ from this tree's; ``-P``: not the code of the current folder)."""
+
+
 def compare_jobs(target: str, hands: int, jobs: list[int], repeat: int, label: str,
                  before: str | None = None) -> dict[int, float]:
-    """``audit check TARGET --format json --jobs J`` for each J (and the code in ``before`` with no ``--jobs``,
-    as J = 0), ``repeat`` alternating rounds; medians."""
-    sides = ([0] if before else []) + jobs
+    """``audit check TARGET --format json --jobs J`` for each J (and, with ``before``, the code in that tree with
+    the same J, as -J), ``repeat`` alternating rounds; medians by J."""
+    sides = [-j for j in jobs] + jobs if before else list(jobs)
     runs: dict[int, list[dict[str, Any]]] = {j: [] for j in sides}
-    command = audit_command() + ["check", target, "--format", "json"]
     for _ in range(repeat):
         for j in sides:
-            if j:
-                runs[j].append(run_command(command + ["--jobs", str(j)]))
+            if j > 0:
+                command = audit_command() + ["check", target, "--format", "json", "--jobs", str(j)]
+                runs[j].append(run_command(command))
             else:
+                command = [sys.executable, "-P", "-c", PROGRAM, "check", target, "--format", "json", "--jobs", str(-j)]
                 runs[j].append(run_command(command, dict(os.environ, PYTHONPATH=str(before))))
     medians: dict[int, float] = {}
     for j in sides:
@@ -135,16 +143,21 @@ def compare_jobs(target: str, hands: int, jobs: list[int], repeat: int, label: s
         medians[j] = wall
         walls = ", ".join(f"{x['wall']:.2f}" for x in r)
         cpus = ", ".join(f"{x['cpu']:.2f}" for x in r)
-        name = f"--jobs {j}" if j else f"(the code in {before})"
+        name = f"--jobs {j}" if j > 0 else f"--jobs {-j}, the code in {before}"
         print(f"audit check {label} --format json {name}: exit {r[0]['exit']}, {r[0]['lines']} findings; "
               f"median of {repeat}: {wall:.2f} s wall = {hands / wall:,.0f} hands/s, {cpu:.2f} s cpu (all its "
               f"processes) = {hands / cpu:,.0f} hands/s per cpu second; largest process {max(x['rss'] for x in r):.0f}"
               f" MiB; walls {walls}; cpus {cpus}")
         if r[0]["err"]:
             print(f"  stderr: {r[0]['err'].strip()[:300]}")
-    for j in sides[1:]:
-        print(f"  --jobs {j} against {'the code before' if not sides[0] else f'--jobs {sides[0]}'}: "
-              f"{medians[sides[0]] / medians[j]:.2f}x (median wall)")
+    for code in ([-1, 1] if before else [1]):
+        base = code * jobs[0]
+        for j in jobs[1:]:
+            name = f"--jobs {j} against --jobs {jobs[0]}" + (" (the code before)" if code < 0 else "")
+            print(f"  {name}: {medians[base] / medians[code * j]:.2f}x (median wall)")
+    if before:
+        for j in jobs:
+            print(f"  --jobs {j}, this code against the code before: {medians[-j] / medians[j]:.2f}x (median wall)")
     return medians
 
 
