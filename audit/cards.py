@@ -227,6 +227,21 @@ def _parse_description_uncached(text: str) -> tuple[str, tuple[int, ...]] | None
     return None
 
 
+def _layout(combo: tuple[int, ...]) -> tuple[list[int], tuple[int, ...]]:
+    """For a sorted multiset of ranks: the place of each distinct rank, ordered by multiplicity, then by rank
+    (the order that decides ties), and the multiplicities in that order (the hand's shape: (2, 1, 1, 1) a
+    pair …)."""
+    groups: list[tuple[int, int, int]] = []  # (multiplicity, rank, place of its first card)
+    for place, value in enumerate(combo):
+        if groups and groups[-1][1] == value:
+            count, rank, first = groups[-1]
+            groups[-1] = (count + 1, rank, first)
+        else:
+            groups.append((1, value, place))
+    groups.sort(reverse=True)
+    return [first for _, _, first in groups], tuple([count for count, _, _ in groups])
+
+
 class Ranking:
     """A hand-ranking rule set: evaluates five-card hands to comparable strengths and describes them.
 
@@ -283,28 +298,24 @@ class Ranking:
         index = {category: i for i, category in enumerate(self.categories)}
         most = 5 if self.joker else 4
         # (built in every process that ranks a hand, so kept cheap: every multiset of five ranks, low to high)
+        shift = [1 << (3 * (value - 2)) if value >= 2 else 0 for value in range(15)]  # the rank part of a card's code
+        layouts: dict[int, tuple[list[int], tuple[int, ...]]] = {}
         for combo in combinations_with_replacement(values, 5):
-            # the ranks with their multiplicity, ordered by multiplicity, then by rank: the order that decides ties
-            groups: list[tuple[int, int]] = []
-            last, run = combo[0], 0
-            code = 0
-            for value in combo:
-                code += 1 << (3 * (value - 2))  # the rank part of the summed card codes
-                if value == last:
-                    run += 1
-                else:
-                    groups.append((run, last))
-                    last, run = value, 1
-            groups.append((run, last))
-            if len(groups) > 1:
-                groups.sort(reverse=True)
-            if groups[0][0] > most:
+            a, b, c, d, e = combo
+            # equal ranks sit together (the multiset is sorted): which neighbours are equal decides the shape and
+            # the order that decides ties (ranks by multiplicity, then by rank) as places in the multiset
+            pattern = (1 if a == b else 0) | (2 if b == c else 0) | (4 if c == d else 0) | (8 if d == e else 0)
+            layout = layouts.get(pattern)
+            if layout is None:
+                layout = layouts[pattern] = _layout(combo)
+            places, shape = layout
+            if shape[0] > most:
                 continue
-            ordered = [value for _, value in groups]
-            shape = tuple([count for count, _ in groups])
+            ordered = [combo[i] for i in places]
+            code = shift[a] + shift[b] + shift[c] + shift[d] + shift[e]
             desc = combo[::-1]
             decider = 0
-            straight = straights.get(combo, 0) if len(groups) == 5 else 0
+            straight = straights.get(combo, 0) if len(places) == 5 else 0
             if shape == (5,):
                 plain: tuple[int, ...] = (index[FIVE_OF_A_KIND], ordered[0])
             elif shape == (4, 1):
