@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import time
 from typing import IO, Any
 
@@ -60,6 +59,8 @@ def _columns(stream: Any) -> int:
     try:
         return os.get_terminal_size(stream.fileno()).columns or 80
     except (AttributeError, ValueError, OSError):
+        import shutil  # (only here: it takes 2 ms to import, on every command)
+
         return shutil.get_terminal_size((80, 24)).columns
 
 
