@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from audit.cli import main
@@ -123,3 +124,40 @@ def test_program_exit_flushes_everything_and_runs_exit_handlers(tmp_path: Path) 
     assert "exit handler ran" in handled.stderr
     said = subprocess.run([sys.executable, "-c", code, "say"], capture_output=True, text=True)
     assert said.returncode == 1 and "a message" in said.stderr and "exit handler ran" in said.stderr
+
+
+def _walked(folder: str) -> list[str]:
+    """The files a folder argument meant before ``expand_paths`` listed folders with ``scandir``: ``os.walk``,
+    ``pathlib`` paths, in ``pathlib``'s order (the order and names scripts have seen)."""
+    import os
+    from fnmatch import fnmatchcase
+    found = []
+    for root, _, names in os.walk(folder):
+        for name in names:
+            if fnmatchcase(name, "*.txt") and (Path(root) / name).is_file():
+                found.append(Path(root) / name)
+    return [str(f) for f in sorted(found, key=lambda f: f.parts)]
+
+
+def test_a_folder_means_the_same_files_in_the_same_order_as_before(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nested folders, names that sort differently as strings and as paths, links to files and folders, broken
+    links, other files, and the ways a folder can be written (``./``, a trailing slash, ``.``)."""
+    from audit.read import expand_paths
+
+    root = tmp_path / "logs"
+    for rel in ["a.txt", "b/c.txt", "a-b/x.txt", "a/b.txt", "a/b/deep.txt", "z.TXT", ".txt", "notes.md",
+                "b/e f.txt", "ä/ü.txt"]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("Hand #1\n", encoding="utf-8")
+    (root / "linked.txt").symlink_to(root / "a.txt")
+    (root / "broken.txt").symlink_to(root / "missing.txt")
+    (root / "folder-link").symlink_to(root / "b", target_is_directory=True)
+    (root / "dir.txt").mkdir()
+    monkeypatch.chdir(tmp_path)
+    for arg in ["logs", "logs/", "./logs", "./logs/", str(root), "logs//b"]:
+        assert expand_paths([arg]) == _walked(arg), arg
+    monkeypatch.chdir(root)
+    assert expand_paths(["."]) == _walked(".")
+    assert "linked.txt" in expand_paths(["."]) and "broken.txt" not in expand_paths(["."])
+    assert not any(p.startswith("folder-link") for p in expand_paths(["."]))
