@@ -114,8 +114,8 @@ class ForkedWorker:
         if self.exitcode is None:
             try:
                 pid, status = os.waitpid(self.pid, flags)
-            except ChildProcessError:  # pragma: no cover - reaped elsewhere
-                self.exitcode = -signal.SIGKILL
+            except ChildProcessError:  # pragma: no cover - reaped by someone else (SIGCHLD ignored): status unknown
+                self.exitcode = 0
                 return
             if pid:
                 self.exitcode = os.waitstatus_to_exitcode(status)

@@ -56,7 +56,8 @@ def test_a_start_with_the_sources_as_built_reads_and_hashes_none_of_them() -> No
         pytest.skip("no compiled build")
     probe = ("import sys, audit, audit.cli, audit.check, audit.parallel\n"
              "from audit import _native\n"
-             "print(_native.compiled_state(), sorted(m for m in ('hashlib', 'importlib.abc', 'lark') if m in sys.modules))")
+             "loaded = sorted(m for m in ('hashlib', 'importlib.abc', 'lark') if m in sys.modules)\n"
+             "print(_native.compiled_state(), loaded)")
     env = {k: v for k, v in os.environ.items() if k != "AUDIT_PURE_PYTHON"}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT)
     assert done.stdout.split(None, 1) == ["compiled", "[]\n"], done.stderr
