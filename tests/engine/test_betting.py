@@ -81,7 +81,7 @@ def test_the_call_amount() -> None:
     short = house(deal3() + "*** FIRST BETTING ROUND ***\nAna: bets 20\nBeto: calls 5\n", stacks=(100, 10, 100))
     st, a = act(short, "Beto: calls")
     found = check_call(st, a, st.round) if st.round else None
-    assert found is not None and found.message == "Beto called 5, but the call was 9 (all his chips)."
+    assert found is not None and found.message == "Beto called 5, but the call was 9 (all their chips)."
     all_of_it = short.replace("Beto: calls 5", "Beto: calls 9 and is all-in")
     st, a = act(all_of_it, "Beto: calls")
     assert st.round is not None and check_call(st, a, st.round) is None

@@ -54,7 +54,7 @@ def test_the_cards_thrown_are_as_many_as_said_and_in_the_hand() -> None:
     found = check_discard(state_before(text, "Ana: discards"), d)
     assert rules(found) == [("DRAW_COUNT", "Ana", "finding.DRAW_COUNT.says_lists"),
                             ("DRAW_COUNT", "Ana", "finding.DRAW_COUNT.not_in_hand")]
-    assert found is not None and found[1].message == "Ana discarded Kd, which is not in his hand."
+    assert found is not None and found[1].message == "Ana discarded Kd, which is not in their hand."
 
 
 def test_the_cards_received() -> None:

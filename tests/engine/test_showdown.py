@@ -26,7 +26,7 @@ def test_shown_cards_are_the_hand_held() -> None:
     found = check_shown(st, s, st.cards["Ana"])
     assert rules(found) == [("SHOWN_CARDS", "Ana", "finding.SHOWN_CARDS.differ")]
     assert found is not None and found.message == \
-        "Ana showed As Ad 5c 7d 8h, but his hand after the draw was As Ad 5c 7d 9h."
+        "Ana showed As Ad 5c 7d 8h, but their hand after the draw was As Ad 5c 7d 9h."
     assert check_shown(st, s._replace(cards=("9h", "7d", "5c", "Ad", "As")), st.cards["Ana"]) is None  # any order
 
 
