@@ -197,18 +197,12 @@ def ready(waiting: Sequence[Any]) -> list[Any]:
     """The pipe ends and sentinels (objects with ``fileno()``, or file descriptors) of ``waiting`` that can be
     read now, waiting until one can."""
     poller = select.poll()
-    by_fd: dict[int, list[Any]] = {}
+    by_fd: dict[int, Any] = {}
     for item in waiting:
         fd = item if isinstance(item, int) else item.fileno()
-        by_fd.setdefault(fd, []).append(item)
+        by_fd[fd] = item
         poller.register(fd, select.POLLIN)
-    while True:
-        try:
-            events = poller.poll()
-            break
-        except InterruptedError:  # pragma: no cover - retried by Python itself since 3.5
-            continue
-    return [item for fd, _ in events for item in by_fd.get(fd, [])]
+    return [by_fd[fd] for fd, _ in poller.poll()]  # (a signal's interruption is retried by Python itself)
 
 
 def stop_workers(procs: list[Any], conns: list[Any]) -> None:
