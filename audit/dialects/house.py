@@ -7,8 +7,7 @@ stores them beside the grammar, in ``house.tables.json``); ``LineParser`` plays 
 line per token, calling the builders below (Lark's own parser, with ``HouseBuilder``'s callbacks, gives the same
 result: a test checks it). A check loads the stored tables and does not import Lark; tables stored for another
 text of the grammar are never used: Lark then builds them again from the grammar as it is. The builders only
-make model objects and keep file line numbers; all
-poker judgement is the replay engine's.
+make model objects and keep file line numbers; all poker judgement is the replay engine's.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Final, cast
 
 from audit.dialects.common import (
@@ -30,8 +30,8 @@ from audit.model import (
 from audit.read import RawBlock
 from audit.resources import data_dir
 
-__all__ = ["LineError", "LineParser", "MAX_NUMBER_DIGITS", "TABLES", "TABLES_FORMAT", "house_line_parser",
-           "parse_house_block", "stored_tables"]
+__all__ = ["GRAMMAR", "LineError", "LineParser", "MAX_NUMBER_DIGITS", "TABLES", "TABLES_FORMAT", "grammar_file",
+           "house_line_parser", "parse_house_block", "stored_tables"]
 
 
 _int: Final = read_amount
@@ -623,17 +623,23 @@ class LineParser:
                     return values[-1]
 
 
+GRAMMAR: Final = "house.lark"
 TABLES: Final = "house.tables.json"
 """The grammar's tables as Lark builds them, stored beside it (``make tables`` writes them again)."""
 TABLES_FORMAT: Final = 1
 
 
+def grammar_file() -> Path:
+    """The house grammar's file (``grammar/house.lark``); its tables are stored beside it."""
+    return data_dir("grammar") / GRAMMAR
+
+
 def stored_tables() -> dict[str, Any] | None:
     """The stored tables when they were built from ``house.lark`` as it is now (else ``None``)."""
-    folder = data_dir("grammar")
+    path = grammar_file()
     try:
-        grammar = (folder / "house.lark").read_text(encoding="utf-8")
-        tables = json.loads((folder / TABLES).read_text(encoding="utf-8"))
+        grammar = path.read_text(encoding="utf-8")
+        tables = json.loads(path.with_name(TABLES).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if isinstance(tables, dict) and tables.get("format") == TABLES_FORMAT and tables.get("grammar") == grammar:

@@ -22,7 +22,7 @@ from lark.common import LexerConf
 from lark.lexer import Lexer, LexerState
 
 from audit.dialects.house import (  # the builders: both parsers make the same model objects
-    TABLES, TABLES_FORMAT, _b_act, _b_carried, _b_collected, _b_dealt, _b_deck, _b_discards, _b_event,
+    TABLES, TABLES_FORMAT, grammar_file, _b_act, _b_carried, _b_collected, _b_dealt, _b_deck, _b_discards, _b_event,
     _b_hand_line, _b_marker, _b_mucks, _b_noplay, _b_option, _b_parole, _b_post, _b_profile, _b_reshuffles,
     _b_said, _b_scores, _b_seat_line, _b_session, _b_shows, _b_standing, _b_stands_pat, _b_table_line, _b_total,
     _b_uncalled, _build_hand, _check_groups, _classify,
@@ -199,7 +199,7 @@ class LineLexer(Lexer):
 @lru_cache(maxsize=None)
 def house_parser() -> Lark:
     """The house-format LALR parser with its lexer and transformer built in (built once per process)."""
-    return Lark.open(str(data_dir("grammar") / "house.lark"), parser="lalr", lexer=LineLexer,
+    return Lark.open(str(grammar_file()), parser="lalr", lexer=LineLexer,
                      start=["hand", "preamble", "session_end"], transformer=_HOUSE_BUILDER,
                      maybe_placeholders=False)
 
@@ -230,7 +230,7 @@ def grammar_tables(parser: Lark) -> dict[str, Any]:
                 actions.append([state, name, arg + 1 if action is Shift else -(rules[arg] + 1)])
     return {
         "format": TABLES_FORMAT,
-        "grammar": (data_dir("grammar") / "house.lark").read_text(encoding="utf-8"),
+        "grammar": grammar_file().read_text(encoding="utf-8"),
         "terminals": [[t.name, t.pattern.to_regexp()] for t in parser.lexer_conf.terminals],
         "nonterminals": list(nonterminals),
         "rules": made,
