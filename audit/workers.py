@@ -18,7 +18,8 @@ import pickle
 import select
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from audit.errors import AuditError
@@ -41,8 +42,7 @@ def start_workers(ctx: Any, count: int, target: Any, arg: Any) -> tuple[list[Any
     ignored from their first step; returns their processes and this side's pipe ends."""
     procs: list[Any] = []
     conns: list[Any] = []
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited: ignored from the worker's first step
-    try:
+    with _ctrl_c_ignored():
         for _ in range(count):
             mine, theirs = ctx.Pipe()
             proc = ctx.Process(target=target, args=(theirs, arg), daemon=True)
@@ -50,9 +50,17 @@ def start_workers(ctx: Any, count: int, target: Any, arg: Any) -> tuple[list[Any
             theirs.close()
             procs.append(proc)
             conns.append(mine)
+    return procs, conns
+
+
+@contextmanager
+def _ctrl_c_ignored() -> Iterator[None]:
+    """Ctrl-C ignored while workers start: they inherit it, ignored from their first step."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
     finally:
         signal.signal(signal.SIGINT, previous)
-    return procs, conns
 
 
 class PipeEnd:
@@ -161,8 +169,7 @@ def fork_workers(count: int, target: Callable[[PipeEnd, Any], None], arg: Any) -
     procs: list[Any] = []
     conns: list[Any] = []
     ours: list[int] = []  # this process's ends of the workers started so far
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
+    with _ctrl_c_ignored():
         for _ in range(count):
             to_worker, from_main = os.pipe()
             to_main, from_worker = os.pipe()
@@ -188,8 +195,6 @@ def fork_workers(count: int, target: Callable[[PipeEnd, Any], None], arg: Any) -
             procs.append(ForkedWorker(pid, alive_read))
             conns.append(PipeEnd(to_main, from_main))
             ours += [to_main, from_main, alive_read]
-    finally:
-        signal.signal(signal.SIGINT, previous)
     return procs, conns
 
 
