@@ -4,7 +4,8 @@ by a hit and its near miss in `fixtures/decisions/` (issue 32):
 1. Nobody may open (`qdan`, `openers = jacks`): when no player dealt in holds openers the hand is redealt,
    whatever `second-round-starts` says; when someone held openers and everyone checked, the `all-check` row
    decides (a redeal only with `second-round-starts = opener`; under `left-of-button` play goes on to the draw).
-   A redeal missing or not called for is `REDEAL`. (`openers-*`)
+   A redeal missing or not called for is `REDEAL`; an opening without openers is `OPENERS` alone; with a dealt
+   hand unknown and no known openers, an all-checked round under `left-of-button` is not judged. (`openers-*`)
 2. Nothing to decide against all-in players: heads-up against a big blind posted short all-in, the small blind
    who has put in more has no action; his excess comes back uncalled, with no `ROUND_INCOMPLETE`. (`all-in-*`)
 3. The button on a redeal stays on its seat even when that seat's player left (all-in on the ante, his chips in
