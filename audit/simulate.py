@@ -18,9 +18,9 @@ openers, the time limit and raise time limit (think times within them, ``(timed 
 pat), parole (offered by the second round's first actor, answered in turn by everyone still in even after an
 acceptance, every pot split), short forced bets (blinds and antes posted short all-in; the others call the full
 blind, the small blind completes), points mode, the reshuffle kind, the ranking and suit tie-break, the show
-order without a bet and the session length. What it does not play (two blinds, betting
-or ante from the log, big-blind bet sizes) is refused with a :class:`~audit.errors.ProfileError`. Nobody sits
-out, so missed blinds never arise: a player who busts leaves the table.
+order without a bet and the session length. What it does not play (two blinds, betting or ante from the log,
+big-blind bet sizes) is refused with a :class:`~audit.errors.ProfileError`. Nobody sits out, so missed blinds
+never arise: a player who busts leaves the table.
 
 Play is deliberately aggressive and varied: many all-ins (full and short), min raises, multiway pots, side pots,
 uncalled bets, draws of 0 to 5 with reshuffles, and -- through a stacked deck -- a share of tied hands that split

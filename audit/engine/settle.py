@@ -164,17 +164,10 @@ def check_redeal(st: HandState, redeal: bool) -> Finding | None:
     first = st.rounds.get("first")
     everyone_checked = first is not None and not first.any_bet and not first.any_fold
     held = could_open(st) if prof.openers_jacks else True
-    line = first.end_line if first is not None and first.end_line else st.hand.end_line
-    if st.points_mode:
-        required = False
-    elif held is False:
-        required = True
-    elif everyone_checked and prof.all_check_redeal:
-        required = True
-    elif held is None and everyone_checked:
-        return None
-    else:
-        required = False
+    nobody = held is False and not st.points_mode
+    required = nobody or (everyone_checked and prof.all_check_redeal and not st.points_mode)
+    if held is None and everyone_checked and not required:
+        return None  # nobody may have been able to open
     if redeal and not required:
         holder = st.openers_holder
         if holder is not None and everyone_checked:
@@ -182,14 +175,10 @@ def check_redeal(st: HandState, redeal: bool) -> Finding | None:
                            expected="play on to the draw", actual="redeal", street="first")
         return finding(st, Rule.REDEAL, st.redeal_line, "not_required", expected="play on", actual="redeal",
                        street="first")
-    if required and not redeal:
-        if held is False:
-            if any(f.rule == "OPENERS" for f in st.findings):
-                return None
-            return finding(st, Rule.REDEAL, line, "nobody_opened", expected="redeal", actual="play went on",
-                           street="first")
-        return finding(st, Rule.REDEAL, line, "everyone_checked", expected="redeal", actual="play went on",
-                       street="first")
+    if required and not redeal and not (nobody and any(f.rule == "OPENERS" for f in st.findings)):
+        line = first.end_line if first is not None and first.end_line else st.hand.end_line
+        return finding(st, Rule.REDEAL, line, "nobody_opened" if nobody else "everyone_checked", expected="redeal",
+                       actual="play went on", street="first")
     return None
 
 
