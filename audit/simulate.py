@@ -12,14 +12,15 @@ Every parameter comes from the :class:`~audit.profile.Profile` (never its name):
 over with 4-5 players; heads-up the button posts the small one), starting chips, min bet, bet unit, no-, pot- or
 fixed-limit betting (bet sizes, the cap with the largest blind as the first bet, the half-bet all-in rule), the
 deck (52, 32, joker), draw limit (``3+ace`` too), where each round starts (button, last blind, opener), redeals
-(everyone checked, or nobody had jacks to open: the pot is carried, everyone antes again, the button stays, the
-hand does not count), openers, the time limit and raise time limit (think times within them, ``(timed out)``
-checks, folds and stands pat), parole (offered by the second round's first actor, answered in turn by everyone
-still in even after an acceptance, every pot split), short forced bets (blinds and antes posted short all-in;
-the others call the full blind, the small blind completes), points mode, the reshuffle kind, the ranking and
-suit tie-break, the show order without a bet and the session length. What it does not play (two blinds, betting
-or ante from the log, big-blind bet sizes) is refused with a :class:`~audit.errors.ProfileError`. Nobody sits
-out, so missed blinds never arise: a player who busts leaves the table.
+(nobody dealt jacks or better to open, whatever the second round's start; or everyone checked under
+``all-check = redeal``: the pot is carried, everyone antes again, the button stays, the hand does not count),
+openers, the time limit and raise time limit (think times within them, ``(timed out)`` checks, folds and stands
+pat), parole (offered by the second round's first actor, answered in turn by everyone still in even after an
+acceptance, every pot split), short forced bets (blinds and antes posted short all-in; the others call the full
+blind, the small blind completes), points mode, the reshuffle kind, the ranking and suit tie-break, the show
+order without a bet and the session length. What it does not play (two blinds, betting or ante from the log,
+big-blind bet sizes) is refused with a :class:`~audit.errors.ProfileError`. Nobody sits out, so missed blinds
+never arise: a player who busts leaves the table.
 
 Play is deliberately aggressive and varied: many all-ins (full and short), min raises, multiway pots, side pots,
 uncalled bets, draws of 0 to 5 with reshuffles, and -- through a stacked deck -- a share of tied hands that split
@@ -297,12 +298,20 @@ class _Hand:
         self.deal()
         self.betting("first")
         first = self.rounds["first"]
-        if (prof.all_check_redeal or prof.openers_jacks) and first.current == 0 and not self.folded:
-            # nobody bet (or nobody could open): the pot stays for the next deal, the button stays
+        all_checked = first.current == 0 and not self.folded
+        # jacks or better to open: nobody dealt openers means a redeal whatever the second round's start; when
+        # someone held them and everyone checked, the all-check rule decides, as without openers
+        nobody_could_open = prof.openers_jacks and not any(self.has_openers(p) for p in self.order)
+        if nobody_could_open or (prof.all_check_redeal and all_checked):
+            # the pot stays for the next deal, everyone antes again, the button stays
             self.emit("*** REDEAL ***")
             self.redeal = True
             self.stats["redeal"] += 1
+            if nobody_could_open:
+                self.stats["redeal_no_openers"] += 1
             return self.lines
+        if prof.openers_jacks and all_checked:
+            self.stats["openers_held_all_checked"] += 1
         if self.winner_by_fold is None:
             self.emit("*** DRAW ***")
             self.draw()

@@ -255,6 +255,7 @@ def cap_lifted_heads_up(st: HandState, rnd: BettingRound) -> bool:
 def apply_fold(st: HandState, a: Action, rnd: BettingRound) -> None:
     """The player is out of the hand (an open parole offer may now have all its answers)."""
     st.folded.add(a.player)
+    rnd.any_fold = True
     rnd.pending.discard(a.player)
     rnd.acted.add(a.player)
     if st.parole_open and all_answered(st):

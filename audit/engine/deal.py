@@ -93,6 +93,27 @@ def deal_to(st: HandState, d: Dealt) -> None:
         note_all(st, found)
     st.used.update(cards)
     st.cards[d.player] = cards
+    if st.profile.openers_jacks and d.player in st.in_hand:
+        note_openers(st, d.player, cards)
+
+
+def note_openers(st: HandState, player: str, cards: tuple[str, ...]) -> None:
+    """``openers = jacks``: a dealt-in player's first five cards, counted toward whether anyone could open (a
+    hand the ranking cannot rank stays unknown)."""
+    strength = st.ranking.rank_hand(cards)
+    if strength is None:
+        return
+    st.openers_ranked += 1
+    if st.openers_holder is None and st.ranking.jacks_or_better(strength):
+        st.openers_holder = player
+
+
+def could_open(st: HandState) -> bool | None:
+    """``openers = jacks``: whether a player dealt in was dealt openers (Jacks or better); ``None`` when no known
+    hand holds them and some dealt hand is not known."""
+    if st.openers_holder is not None:
+        return True
+    return False if st.openers_ranked == len(st.order) else None
 
 
 def check_deal(st: HandState, d: Dealt, cards: tuple[str, ...]) -> list[Finding] | None:

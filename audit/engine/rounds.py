@@ -64,8 +64,6 @@ def close_round(st: HandState, line: int) -> None:
     note(st, check_round_complete(st, rnd, line))
     settle_uncalled(st, rnd)
     rnd.end_line = line
-    if st.street == "first" and not rnd.any_bet:
-        st.all_checked_first = True
     st.round = None
     st.last_actor = None
 

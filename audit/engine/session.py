@@ -68,8 +68,11 @@ class SessionTracker:
                 if s.player in self.balances:
                     want = self.balances[s.player]
                     if s.chips != want:
-                        self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "carried",
-                                  (("player", s.player), ("stack_chips", s.chips), ("ended_amount", want)),
+                        # in points mode the points on a seat line are its stack
+                        scored = hand.points_mode or points
+                        self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "carried_points" if scored else "carried",
+                                  (("player", s.player), ("stack_amount" if scored else "stack_chips", s.chips),
+                                   ("ended_amount", want)),
                                   player=s.player, expected=want, actual=s.chips, street="forced bets")
                 elif starting is not None and s.chips != starting and not hand.points_mode:
                     self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "joins",

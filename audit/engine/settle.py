@@ -4,6 +4,7 @@ them: winners, amounts, odd chips, uncalled bets, rake, the summary's total, chi
 
 from __future__ import annotations
 
+from audit.engine.deal import could_open
 from audit.engine.parole import (
     attribute_parole_collects, check_paid_as_split, check_parole_split, end_parole_answers,
 )
@@ -154,19 +155,30 @@ def check_summary(st: HandState, summary: SummaryTotal, pot_total: int, collecte
 
 
 def check_redeal(st: HandState, redeal: bool) -> Finding | None:
-    """``all-check = redeal`` (with ``second-round-starts = opener``) and ``openers = jacks``: a first round in
-    which nobody bet ends in a redeal; any other hand must not."""
+    """``REDEAL``: under ``openers = jacks`` a hand in which no player dealt in holds openers is redealt, whatever
+    ``second-round-starts`` says; a first round everyone checked is redealt under ``all-check = redeal`` (which
+    holds with ``second-round-starts = opener`` only); any other hand must not be. A round everyone checked
+    while no known hand held openers and some dealt hand is unknown is not judged: nobody may have been able to
+    open. A hand opened without openers is that opening's fault (``OPENERS``), not a missed redeal as well."""
     prof = st.profile
     first = st.rounds.get("first")
-    everyone_checked = first is not None and not first.any_bet and not st.folded
-    required = everyone_checked and (prof.all_check_redeal or prof.openers_jacks) and not st.points_mode
-    line = first.end_line if first is not None and first.end_line else st.hand.end_line
+    everyone_checked = first is not None and not first.any_bet and not first.any_fold
+    held = could_open(st) if prof.openers_jacks else True
+    nobody = held is False and not st.points_mode
+    required = nobody or (everyone_checked and prof.all_check_redeal and not st.points_mode)
+    if held is None and everyone_checked and not required:
+        return None  # nobody may have been able to open
     if redeal and not required:
+        holder = st.openers_holder
+        if holder is not None and everyone_checked:
+            return finding(st, Rule.REDEAL, st.redeal_line, "opener_checked", (("player", holder),),
+                           expected="play on to the draw", actual="redeal", street="first")
         return finding(st, Rule.REDEAL, st.redeal_line, "not_required", expected="play on", actual="redeal",
                        street="first")
-    if required and not redeal:
-        return finding(st, Rule.REDEAL, line, "nobody_opened" if prof.openers_jacks else "everyone_checked",
-                       expected="redeal", actual="play went on", street="first")
+    if required and not redeal and not (nobody and any(f.rule == "OPENERS" for f in st.findings)):
+        line = first.end_line if first is not None and first.end_line else st.hand.end_line
+        return finding(st, Rule.REDEAL, line, "nobody_opened" if nobody else "everyone_checked", expected="redeal",
+                       actual="play went on", street="first")
     return None
 
 

@@ -38,6 +38,7 @@ class BettingRound:
         self.opener: str | None = None
         self.raises = 1 if fixed and current > 0 else 0  # full bets and raises (the cap); a blind is the first
         self.any_bet = current > 0
+        self.any_fold = False  # someone folded in this round
         self.first_actor: str | None = None
         self.end_line = 0  # the line that closed the round
         self.capped_with = 0  # players able to bet (not folded, not all-in) when the cap was reached; 0: not yet
@@ -178,7 +179,8 @@ class HandState:
         self.pre_bets: dict[str, int] = {}  # live blinds: each player's first-round bet before the action
         self.last_actor: str | None = None
         self.next_to_act: str | None = None
-        self.all_checked_first = False
+        self.openers_holder: str | None = None  # openers = jacks: the first player dealt openers (Jacks or better)
+        self.openers_ranked = 0  # openers = jacks: players dealt in whose dealt hand the ranking could rank
         self.uncalled_lines: list[Uncalled] = []
         self.back_in_stub_drawn: set[str] = set()  # reshuffled cards already drawn again
         self.stub_is_known_order = False

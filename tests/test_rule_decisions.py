@@ -1,0 +1,104 @@
+"""Four decisions of RULES.md pinned through the real CLI (`audit check FILE --format json --fail-on never`), each
+by a hit and its near miss in `fixtures/decisions/` (issue 32):
+
+1. Nobody may open (`qdan`, `openers = jacks`): when no player dealt in holds openers the hand is redealt,
+   whatever `second-round-starts` says; when someone held openers and everyone checked, the `all-check` row
+   decides (a redeal only with `second-round-starts = opener`; under `left-of-button` play goes on to the draw).
+   A redeal missing or not called for is `REDEAL`; an opening without openers is `OPENERS` alone; with a dealt
+   hand unknown and no known openers, an all-checked round under `left-of-button` is not judged. (`openers-*`)
+2. Nothing to decide against all-in players: heads-up against a big blind posted short all-in, the small blind
+   who has put in more has no action; his excess comes back uncalled, with no `ROUND_INCOMPLETE`. (`all-in-*`)
+3. The button on a redeal stays on its seat even when that seat's player left (all-in on the ante, his chips in
+   the carried pot); moving it is `BUTTON_MOVE`. (`redeal-button-*`)
+4. In `points` mode the points on a seat line are its stack: a wrong carry is `STACK_CONTINUITY`. (`points-*`)
+
+A hit's expectation names exactly the findings it must give: every violation or error found is one of its
+`must_include` (hand and rule), and a `msg_id`, where given, says which reason. A near miss is clean and, at any
+severity, free of the rules it lists in `must_not_include`.
+
+And the simulator (`audit.simulate`, the second implementation of the rules) plays both settings of
+`second-round-starts` with `openers = jacks` the same way: its sessions audit clean through the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from audit.simulate import Simulator
+from casejudge import AUDIT, banned_in_clean, describe, judge, run_check
+
+ROOT = Path(__file__).resolve().parent.parent
+DECISIONS = ROOT / "fixtures" / "decisions"
+CASES = sorted(DECISIONS.glob("*.txt"))
+BAD = ("violation", "error")
+
+
+def expectation(case: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(case.with_suffix(".expect.json").read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
+def test_decision_fixture(case: Path) -> None:
+    expect = expectation(case)
+    found = run_check(case, expect.get("profile"))
+    verdict = judge(expect, found) or banned_in_clean(expect, found)
+    assert not verdict, f"{case.name}: {verdict}\nfindings:\n{describe(found)}"
+    if expect.get("clean"):
+        return
+    wanted = {(w["hand"], w["rule"]) for w in expect["must_include"]}
+    bad = {(str(f["hand"]), f["rule"]) for f in found if f["severity"] in BAD}
+    assert bad == wanted, f"{case.name}: exactly {sorted(wanted)} wanted\nfindings:\n{describe(found)}"
+    for w in expect["must_include"]:
+        if "msg_id" in w:
+            ids = {f["msg_id"] for f in found if str(f["hand"]) == w["hand"] and f["rule"] == w["rule"]}
+            assert ids == {w["msg_id"]}, f"{case.name}: {ids}"
+
+
+def test_every_decision_has_a_hit_and_a_near_miss() -> None:
+    """Point 1 under both `second-round-starts` values (nobody could open; someone could and all checked), and
+    points 2-4: each a hit and a clean near miss."""
+    clean = {p.stem for p in CASES if expectation(p).get("clean")}
+    hits = {p.stem for p in CASES if not expectation(p).get("clean")}
+    for variant in ("lob", "opener"):
+        assert {f"openers-nobody-{variant}-redeal", f"openers-held-{variant}-redeal" if variant == "opener"
+                else f"openers-held-{variant}-draw"} <= clean
+        assert {f"openers-nobody-{variant}-draw", f"openers-held-{variant}-draw" if variant == "opener"
+                else f"openers-held-{variant}-redeal"} <= hits
+    for prefix in ("all-in-", "redeal-button-", "points-"):
+        assert any(s.startswith(prefix) for s in clean) and any(s.startswith(prefix) for s in hits), prefix
+
+
+@pytest.mark.parametrize("start", ["opener", "left-of-button"])
+def test_simulated_jacks_sessions_audit_clean(start: str, tmp_path: Path) -> None:
+    """Thirty seeded qdan sessions with `openers = jacks` under each `second-round-starts`: clean through the
+    CLI, with hands redealt because nobody could open and, under `left-of-button` only, hands where someone
+    held openers, everyone checked and play went on to the draw."""
+    sim = Simulator("qdan", 32, [("openers", "jacks"), ("second-round-starts", start)])
+    stats: Counter[str] = Counter()
+    texts = []
+    for index in range(30):
+        session = sim.session(index)
+        texts.append(session.text)
+        stats += session.stats
+    path = tmp_path / f"jacks-{start}.txt"
+    path.write_text("\n".join(texts), encoding="utf-8")
+    run = subprocess.run([AUDIT, "check", str(path), "--format", "json", "--fail-on", "never"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-300:]
+    found = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+    bad = [f for f in found if f["severity"] in BAD]
+    assert not bad, f"{len(bad)} findings on legal simulated play:\n{describe(bad)}"
+    assert stats["redeal_no_openers"] >= 20, stats
+    if start == "left-of-button":
+        assert stats["openers_held_all_checked"] >= 5, stats
+        assert stats["redeal"] == stats["redeal_no_openers"], stats
+    else:
+        assert stats["openers_held_all_checked"] == 0, stats
+        assert stats["redeal"] > stats["redeal_no_openers"], stats
