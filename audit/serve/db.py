@@ -202,9 +202,9 @@ class ServiceDB:
             # reserved or malformed club name (an earlier audit let `audit token add local` make one) is refused.
             from audit.serve.tokens import club_problem
 
-            self.tokens: dict[str, str] = {
-                token: club for token, club in self.con.execute("SELECT token_hash, club FROM tokens").fetchall()
-                if club_problem(club) is None}
+            held = self.con.execute("SELECT token_hash, club FROM tokens").fetchall()
+            self.tokens: dict[str, str] = {token: club for token, club in held if club_problem(club) is None}
+            self._any_token = bool(held)  # a refused token still means tokens are wanted: no loopback-only mode
         except BaseException:
             self.store.close()
             raise
@@ -352,8 +352,9 @@ class ServiceDB:
         return self.tokens.get(token_hash(token))
 
     def has_tokens(self) -> bool:
-        """Whether any token is defined (then every API request needs one)."""
-        return bool(self.tokens)
+        """Whether any token is defined, even one refused for its club's name (then every API request needs a
+        valid one)."""
+        return self._any_token
 
 
 # ---------------------------------------------------------------------------------------------- opening
@@ -436,6 +437,16 @@ def migrate_uploads(con: duckdb.DuckDBPyConnection) -> int:
         con.execute("ROLLBACK")
         raise
     return len(legacy)
+
+
+def upgrade_service(store: Store) -> int:
+    """``audit upgrade`` for a database the service wrote (nothing for one it never opened): check its tables and
+    give every upload of an earlier audit rows of its own (``migrate_uploads``); how many were moved."""
+    found = store._catalogue()
+    if found is None or not any(name in found[0] or name in found[1] for name in SERVICE_COLUMNS):
+        return 0
+    check_service_tables(store)
+    return migrate_uploads(store.con)
 
 
 def report_files() -> dict[str, Report]:
