@@ -251,3 +251,58 @@ def test_after_the_stop_every_upload_holds_rows_of_its_own(served: Served) -> No
     ingested = hashlib.sha256(served.ingested.read_bytes()).hexdigest()
     assert rows(db, "SELECT file_sha FROM files WHERE NOT starts_with(file_sha, 'u')") == [(ingested,)]
     assert "Traceback" not in served.server.log.read_text()
+
+
+# ---------------------------------------------------------------------------------------------- the migration
+def test_upgrade_gives_every_upload_of_an_earlier_audit_rows_of_its_own(tmp_path: Path) -> None:
+    """An earlier audit shared rows: south's upload used north's rows, east's (another profile) was keyed by the
+    hash of "<sha256> qdan", west's used the rows of a log `audit ingest` stored. `audit upgrade` copies each
+    upload's rows under its own key and deletes the rows only uploads held; the ingested log stays club local's."""
+    from audit.serve.db import audit_upload
+    from audit.store.db import Store
+    from audit.store.schema import SCHEMA
+
+    db = tmp_path / "legacy.duckdb"
+    log, ingested = without_profile(DEMO / "home-session.txt"), (DEMO / "reopen-dispute.txt").read_bytes()
+    sha, sha_ingested = hashlib.sha256(log).hexdigest(), hashlib.sha256(ingested).hexdigest()
+    derived = hashlib.sha256(f"{sha} qdan".encode()).hexdigest()
+    service_db = ServiceDB(str(db))
+    con = service_db.con
+    Store(con, str(db), False).write_file(audit_upload(ingested, "/logs/reopen.txt", "home-open", sha_ingested))
+    legacy = [("north", log, "home-open", sha, True), ("south", log, "home-open", sha, False),
+              ("east", log, "qdan", derived, True), ("west", ingested, "home-open", sha_ingested, False)]
+    for club, data, profile, key, wrote in legacy:
+        con.execute("BEGIN TRANSACTION")
+        if wrote:
+            Store(con, str(db), False).append_file(audit_upload(data, f"{club}.txt", profile, key))
+        hands = con.execute("SELECT hands FROM files WHERE file_sha = ?", [key]).fetchall()[0][0]
+        con.execute("INSERT INTO uploads VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?, ?, ?, ?, 0, 0, 0, ?)",
+                    [club, hashlib.sha256(data).hexdigest(), f"{club}.txt", len(data), profile, key, wrote, hands, data])
+        con.execute("COMMIT")
+    service_db.close()
+
+    run = subprocess.run([AUDIT, "upgrade", "--db", str(db)], capture_output=True, text=True)
+    assert run.returncode == 0 and "4 uploads" in run.stdout, (run.stdout, run.stderr)
+    check_whole(db)
+    keys = rows(db, "SELECT club, sha256, file_sha, wrote_rows FROM uploads ORDER BY club")
+    assert [(c, k, w) for c, _, k, w in keys] == [(c, upload_key(c, s), True) for c, s, _, _ in keys]
+    assert rows(db, "SELECT file_sha FROM files WHERE NOT starts_with(file_sha, 'u')") == [(sha_ingested,)]
+    for club, data, profile, _, _ in legacy:
+        key = upload_key(club, hashlib.sha256(data).hexdigest())
+        fresh = audit_upload(data, f"{club}.txt", profile, key)
+        for table in SCHEMA:
+            if table == "files":
+                assert rows(db, "SELECT path, default_profile, hands FROM files WHERE file_sha = ?", [key]) == \
+                    [(f"{club}.txt", profile, fresh.hands)]
+                continue
+            keyed = "hand_key" if table != "findings" else "seq"
+            assert sorted(r[0] for r in rows(db, f"SELECT {keyed} FROM {table} WHERE file_sha = ?", [key])) == \
+                sorted(fresh.tables[table].column(keyed).to_pylist()), (club, table)
+    service_db = ServiceDB(str(db))
+    try:
+        assert service_db.migrated == 0
+        assert [(u.sha256, u.uploaded) for u in service_db.uploads("local")] == [(sha_ingested, False)]
+    finally:
+        service_db.close()
+    again = subprocess.run([AUDIT, "upgrade", "--db", str(db)], capture_output=True, text=True)
+    assert again.returncode == 0 and "uploads" not in again.stdout
