@@ -197,7 +197,8 @@ def test_two_uploads_of_the_same_new_bytes_planned_at_once(db: Path) -> None:
 
     def job(club: str) -> UploadWrite:
         key = upload_key(club, sha)
-        return UploadWrite(club, f"{club}.txt", sha, data, "home-open", key, audit_upload(data, "x.txt", "home-open", key))
+        rows = audit_upload(data, "x.txt", "home-open", key)
+        return UploadWrite(club, f"{club}.txt", sha, data, "home-open", key, rows)
 
     outcomes = [write_upload(cur, job(club)) for club in ("north", "south", "north")]
     assert [o.status for o in outcomes] == ["stored", "stored", "duplicate"]

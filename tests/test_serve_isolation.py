@@ -277,7 +277,8 @@ def test_upgrade_gives_every_upload_of_an_earlier_audit_rows_of_its_own(tmp_path
             Store(con, str(db), False).append_file(audit_upload(data, f"{club}.txt", profile, key))
         hands = con.execute("SELECT hands FROM files WHERE file_sha = ?", [key]).fetchall()[0][0]
         con.execute("INSERT INTO uploads VALUES (?, ?, ?, ?, now()::TIMESTAMP, ?, ?, ?, ?, 0, 0, 0, ?)",
-                    [club, hashlib.sha256(data).hexdigest(), f"{club}.txt", len(data), profile, key, wrote, hands, data])
+                    [club, hashlib.sha256(data).hexdigest(), f"{club}.txt", len(data), profile, key, wrote, hands,
+                     data])
         con.execute("COMMIT")
     service_db.close()
 

@@ -6,8 +6,8 @@ The service's tables:
 - ``uploads``: one row per club and log: ``club``, ``sha256`` of the bytes, the ``name`` given, ``size``,
   ``received_at``, the ``profile`` asked for, ``file_sha`` (the key of the log's rows in the store's tables),
   ``wrote_rows`` (always true now: every upload has rows of its own; an earlier audit shared rows between
-  uploads and said here which upload wrote them), the counts the upload answered, and ``content``: the bytes, to explain the log's
-  hands later.
+  uploads and said here which upload wrote them), the counts the upload answered, and ``content``: the bytes,
+  to explain the log's hands later.
 - ``tokens``: ``token_id``, ``club``, ``token_hash`` (SHA-256 of the token; the token itself is never stored),
   ``created_at``.
 
@@ -319,13 +319,14 @@ class ServiceDB:
         """A report's SQL over the club's rows only, with its parameters (``$name``, bound by
         ``report_arguments``): a ``pyarrow.Table``. On a cursor of its own, each table of the store is shadowed by
         a temporary view of the club's rows (``file`` and ``path`` say the club's own name of the log,
-        ``file_sha`` the SHA-256 of its bytes, as ``audit ingest`` keys a file, and ``files.ingested_at`` when the club
-        uploaded it: nothing of another club's upload of the same bytes), and the analyst views are made again as temporary views over those, so a report that reads ``finding_details``
+        ``file_sha`` the SHA-256 of its bytes, as ``audit ingest`` keys a file, and ``files.ingested_at`` when the
+        club uploaded it: nothing of another club's upload of the same bytes), and the analyst views are made
+        again as temporary views over those, so a report that reads ``finding_details``
         sees the club's rows only, as one that reads ``findings`` does."""
         with self.scratch_cursor() as cur:
             sql_files, files_params = club_files(club)
-            cur.execute(f"CREATE TEMP TABLE club_files AS SELECT file_sha, sha256, name, received_at FROM ({sql_files})",
-                        files_params)
+            cur.execute("CREATE TEMP TABLE club_files AS SELECT file_sha, sha256, name, received_at "
+                        f"FROM ({sql_files})", files_params)
             for table, columns in SCHEMA.items():
                 present = {c for c, _ in columns}
                 renamed = ["cf.sha256 AS file_sha"]
