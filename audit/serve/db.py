@@ -162,8 +162,8 @@ class Upload:
 
 @dataclass(frozen=True)
 class Plan:
-    """Before auditing an upload: the club's copy if it has one, else the key its rows go under and whether
-    they must be made (no log with that key is stored yet)."""
+    """Before auditing an upload: the club's copy if it has one, else the key its rows go under
+    (``upload_key``) and ``needs_audit`` True: an upload that is not a duplicate is always audited."""
 
     duplicate: Upload | None
     key: str
