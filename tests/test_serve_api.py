@@ -186,9 +186,9 @@ def test_the_same_bytes_under_another_profile_get_rows_of_their_own(db: Path) ->
 
 
 def test_two_uploads_of_the_same_new_bytes_planned_at_once(db: Path) -> None:
-    """Both audited as new (the plans ran before either was written): the second links to the first's rows, or
-    is a duplicate for the same club; nothing is stored twice."""
-    from audit.serve.db import UploadWrite, audit_upload, write_upload
+    """Both audited as new (the plans ran before either was written): each club's upload gets rows of its own;
+    the same club's second is a duplicate; nothing is stored twice for one club."""
+    from audit.serve.db import UploadWrite, audit_upload, upload_key, write_upload
 
     service_db = ServiceDB(str(db))
     cur = service_db.new_cursor()
@@ -196,15 +196,17 @@ def test_two_uploads_of_the_same_new_bytes_planned_at_once(db: Path) -> None:
     sha = hashlib.sha256(data).hexdigest()
 
     def job(club: str) -> UploadWrite:
-        return UploadWrite(club, f"{club}.txt", sha, data, "home-open", sha, audit_upload(data, "x.txt", "home-open", sha))
+        key = upload_key(club, sha)
+        rows = audit_upload(data, "x.txt", "home-open", key)
+        return UploadWrite(club, f"{club}.txt", sha, data, "home-open", key, rows)
 
     outcomes = [write_upload(cur, job(club)) for club in ("north", "south", "north")]
     assert [o.status for o in outcomes] == ["stored", "stored", "duplicate"]
     assert {(o.hands, o.violations) for o in outcomes} == {(10, 3)}
-    assert cur.execute("SELECT club, wrote_rows FROM uploads ORDER BY club").fetchall() == [("north", True),
-                                                                                           ("south", False)]
-    assert cur.execute("SELECT count(*) FROM files").fetchall() == [(1,)]
-    assert cur.execute("SELECT count(*) FROM hands").fetchall() == [(10,)]
+    assert cur.execute("SELECT club, file_sha, wrote_rows FROM uploads ORDER BY club").fetchall() == [
+        ("north", upload_key("north", sha), True), ("south", upload_key("south", sha), True)]
+    assert cur.execute("SELECT count(*) FROM files").fetchall() == [(2,)]
+    assert cur.execute("SELECT count(*) FROM hands").fetchall() == [(20,)]
     service_db.close()
 
 
@@ -323,7 +325,7 @@ def test_every_analyst_view_holds_the_clubs_rows_only(clubs: tuple[TestClient, d
             continue  # streets: the vocabulary, nobody's rows
         for club in seen:
             shas = {r.as_py() for r in db.report(club, f"SELECT DISTINCT file_sha FROM {view}", {})["file_sha"]}
-            files = {u.file_sha for u in db.uploads(club)}
+            files = {u.sha256 for u in db.uploads(club)}  # a club sees its logs keyed by their bytes
             assert shas and shas <= files, (club, view)
             seen[club] |= shas
     assert seen["north"].isdisjoint(seen["south"])

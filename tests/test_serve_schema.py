@@ -63,3 +63,30 @@ def test_no_500_and_every_answer_fits_the_schema(case: Any) -> None:
     case.call_and_validate(headers={"Authorization": f"Bearer {TOKEN}"},
                            checks=[not_a_server_error, status_code_conformance, content_type_conformance,
                                    response_schema_conformance])
+
+
+REPORT_EXAMPLES = 60
+reports_schema = schema.include(path="/api/v1/reports/{name}")
+
+
+def test_the_schema_describes_every_report_parameter() -> None:
+    """So that the runs here send them: the report's name among those of `reports/`, and each parameter a report
+    takes, with the range of a whole number."""
+    from audit.serve.db import report_files
+
+    operation = APP.openapi()["paths"]["/api/v1/reports/{name}"]["get"]
+    params = {p["name"]: p for p in operation["parameters"]}
+    taken = {p.name for r in report_files().values() for p in r.params}
+    assert taken <= set(params)
+    assert params["name"]["schema"]["enum"] == sorted(report_files())
+    limit = params["limit"]["schema"]["anyOf"][0]
+    assert (limit["type"], limit["minimum"], limit["maximum"]) == ("integer", 0, 2 ** 31 - 1)
+
+
+@reports_schema.parametrize()
+@settings(max_examples=REPORT_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+def test_report_parameters_never_give_a_500(case: Any) -> None:
+    """Every report, with parameters in range and out of it (a limit of -1 or 2^31, a date that is none)."""
+    case.call_and_validate(headers={"Authorization": f"Bearer {TOKEN}"},
+                           checks=[not_a_server_error, status_code_conformance, content_type_conformance,
+                                   response_schema_conformance])

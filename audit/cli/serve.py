@@ -62,6 +62,7 @@ def serve(db: str, host: str, port: int, max_upload: str, workers: int, read_tim
     if any(importlib.util.find_spec(name) is None for name in ("fastapi", "uvicorn", "multipart")):
         raise AuditError(SERVE_EXTRA)
     from audit.serve.app import run
+    from audit.serve.db import keep_files_private
     from audit.serve.service import Settings
 
     settings = Settings(db=db, host=host, port=port, max_upload=parse_size(max_upload), workers=workers,
@@ -69,6 +70,7 @@ def serve(db: str, host: str, port: int, max_upload: str, workers: int, read_tim
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"audit serve: listening on {host}; with no token defined only this machine is answered "
                    "(audit token add CLUB)", err=True)
+    keep_files_private()  # the database, its .wal and .tmp files: every club's logs
     run(settings)
 
 
@@ -83,10 +85,11 @@ def token() -> None:
 @db_option
 def token_add(club: str, db: str) -> None:
     """Make a token for CLUB and print it once (keep it: it cannot be shown again)."""
-    from audit.serve.db import ServiceDB
+    from audit.serve.db import ServiceDB, keep_files_private
     from audit.serve.tokens import add_token, check_club
 
-    check_club(club)
+    check_club(club)  # a bad or reserved name (local, in any case): one line, exit 2
+    keep_files_private()
     service_db = ServiceDB(db)
     try:
         token_id, secret = add_token(service_db.con, club)
@@ -101,9 +104,10 @@ def token_add(club: str, db: str) -> None:
 @db_option
 def token_list(db: str) -> None:
     """Every token: its id, club and when it was made (never the token)."""
-    from audit.serve.db import ServiceDB
-    from audit.serve.tokens import list_tokens
+    from audit.serve.db import ServiceDB, keep_files_private
+    from audit.serve.tokens import club_problem, list_tokens
 
+    keep_files_private()
     service_db = ServiceDB(db)
     try:
         tokens = list_tokens(service_db.con)
@@ -112,7 +116,8 @@ def token_list(db: str) -> None:
     if not tokens:
         click.echo("no tokens: the service answers only this machine (as club local)")
     for t in tokens:
-        click.echo(f"{t.token_id}  {t.club}  {t.created_at:%Y-%m-%d %H:%M}")
+        refused = "  (refused by the service: a reserved club name; revoke it)" if club_problem(t.club) else ""
+        click.echo(f"{t.token_id}  {t.club}  {t.created_at:%Y-%m-%d %H:%M}{refused}")
 
 
 @token.command("revoke", epilog=epilog(["audit token revoke tok_1a2b3c4d --db club.duckdb",
@@ -122,11 +127,12 @@ def token_list(db: str) -> None:
 @db_option
 def token_revoke(token_id: str | None, club: str | None, db: str) -> None:
     """Revoke the token TOKEN_ID (see audit token list), or every token of --club."""
-    from audit.serve.db import ServiceDB
+    from audit.serve.db import ServiceDB, keep_files_private
     from audit.serve.tokens import revoke
 
     if (token_id is None) == (club is None):
         raise click.UsageError("name a token id, or --club CLUB")
+    keep_files_private()
     service_db = ServiceDB(db)
     try:
         gone = revoke(service_db.con, token_id, club)

@@ -135,13 +135,18 @@ def upgrade(db: str) -> None:
     """Bring a database written by an earlier audit up to this version's tables and views (columns, tables and
     views are only added: every script that read it still works). 'audit ingest' does the same to a database it
     writes to."""
+    from audit.serve.db import upgrade_service
     from audit.store.db import Store
     from audit.store.schema import SCHEMA_VERSION
 
     with Store.open(db) as store:
         was = store.upgraded_from
+        moved = upgrade_service(store)  # the service's uploads of an earlier audit: rows of their own
     click.echo(printable(f"{db}: upgraded from schema version {was} to {SCHEMA_VERSION}" if was
                          else f"{db}: already at schema version {SCHEMA_VERSION}"))
+    if moved:
+        click.echo(printable(f"{db}: {moved} uploads of 'audit serve' given rows of their own (no upload shares "
+                             "rows with another club's any more)"))
 
 
 # ---------------------------------------------------------------------------------------------- reports

@@ -5,12 +5,21 @@ The service's tables:
 
 - ``uploads``: one row per club and log: ``club``, ``sha256`` of the bytes, the ``name`` given, ``size``,
   ``received_at``, the ``profile`` asked for, ``file_sha`` (the key of the log's rows in the store's tables),
-  ``wrote_rows`` (this upload audited the log; else its rows were there already), the counts the upload
-  answered, and ``content``: the bytes, to explain the log's hands later. The store keys a log by its SHA-256,
-  so two clubs that upload the same bytes share its rows; bytes uploaded under another profile than the one
-  their rows were audited under get rows of their own, keyed by ``sha256("<sha256> <profile>")``.
+  ``wrote_rows`` (always true now: every upload has rows of its own; an earlier audit shared rows between
+  uploads and said here which upload wrote them), the counts the upload answered, and ``content``: the bytes,
+  to explain the log's hands later.
 - ``tokens``: ``token_id``, ``club``, ``token_hash`` (SHA-256 of the token; the token itself is never stored),
   ``created_at``.
+
+**Every upload has rows of its own**, keyed by ``upload_key(club, sha256)``: ``u`` and 64 hex digits. No content
+can produce such a key (``audit ingest`` keys a file by the SHA-256 of its bytes: 64 hex digits, never a ``u``),
+nor any upload of another club (the key hashes the club's name with the bytes' SHA-256), so what one club uploads
+never reaches or changes the rows of another, and a club learns nothing about another club's logs from how an
+upload of its own is answered: the same bytes are audited and written again for each club. A database of an
+earlier audit, whose uploads shared rows (keyed by the bytes' SHA-256, or by ``sha256("<sha256> <profile>")``
+for a second profile), is moved to these keys when it is opened (``migrate_uploads``; ``audit upgrade`` does it
+too): each upload gets a copy of its rows under its key, and the rows no upload nor ``audit ingest`` holds any
+more are deleted.
 
 A club sees the store's rows of its own uploads only. Club ``local`` (the machine's own user) also sees the logs
 ``audit ingest`` stored, which belong to no upload. Reads run on a cursor per thread (a DuckDB cursor is a
@@ -25,6 +34,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import re
 import threading
 from collections import Counter
@@ -46,6 +56,15 @@ if TYPE_CHECKING:  # pragma: no cover
 LOCAL_CLUB = "local"
 """The club of a service with no token defined (loopback clients only), and the owner of ``audit ingest``'s logs."""
 
+SERVICE_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "uploads": [("club", "VARCHAR"), ("sha256", "VARCHAR"), ("name", "VARCHAR"), ("size", "BIGINT"),
+                ("received_at", "TIMESTAMP"), ("profile", "VARCHAR"), ("file_sha", "VARCHAR"),
+                ("wrote_rows", "BOOLEAN"), ("hands", "INTEGER"), ("violations", "INTEGER"), ("warnings", "INTEGER"),
+                ("errors", "INTEGER"), ("content", "BLOB")],
+    "tokens": [("token_id", "VARCHAR"), ("club", "VARCHAR"), ("token_hash", "VARCHAR"), ("created_at", "TIMESTAMP")],
+}
+"""The service's tables and their columns, as DuckDB's catalogue names their types (``check_service_tables``)."""
+
 SERVICE_TABLES = (
     "CREATE TABLE IF NOT EXISTS uploads (club VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, name VARCHAR NOT NULL, "
     "size BIGINT NOT NULL, received_at TIMESTAMP NOT NULL, profile VARCHAR NOT NULL, file_sha VARCHAR NOT NULL, "
@@ -55,10 +74,20 @@ SERVICE_TABLES = (
     "token_hash VARCHAR NOT NULL UNIQUE, created_at TIMESTAMP NOT NULL)",
 )
 
+UPLOAD_KEY_PREFIX = "u"
+"""The first character of every key of an upload's rows: never a hex digit, so never a key ``audit ingest`` makes."""
+
+
+def upload_key(club: str, sha256: str) -> str:
+    """The key of the rows of ``club``'s upload of the bytes ``sha256``: ``u`` and 64 hex digits (a hash of the
+    club and the bytes' SHA-256). No content hashes to it, and no other club's upload has it."""
+    return UPLOAD_KEY_PREFIX + hashlib.sha256(f"audit serve upload\n{club}\n{sha256}".encode()).hexdigest()
+
+
 def club_files(club: str, sha256: str | None = None) -> tuple[str, list[Any]]:
     """SQL (and its parameters) for the logs ``club`` sees, or only the one with these bytes: its uploads, and for
-    club local also the logs ``audit ingest`` stored (no upload wrote their rows, and local has not uploaded
-    them itself). Columns: ``_UPLOAD_COLUMNS``."""
+    club local also the logs ``audit ingest`` stored (rows no upload has, whose bytes local has not uploaded
+    itself). Columns: ``_UPLOAD_COLUMNS``."""
     one_upload, one_file = ("AND u.sha256 = ?", "AND f.file_sha = ?") if sha256 is not None else ("", "")
     uploads = ("SELECT u.file_sha, u.sha256, u.name, u.size, u.received_at, u.profile, u.hands, u.violations, "
                f"u.warnings, u.errors, true AS uploaded FROM uploads u WHERE u.club = ? {one_upload}")
@@ -67,7 +96,7 @@ def club_files(club: str, sha256: str | None = None) -> tuple[str, list[Any]]:
     ingested = f"""
         WITH picked AS (
             SELECT * FROM files f
-            WHERE f.file_sha NOT IN (SELECT file_sha FROM uploads WHERE wrote_rows)
+            WHERE f.file_sha NOT IN (SELECT file_sha FROM uploads)
               AND f.file_sha NOT IN (SELECT sha256 FROM uploads WHERE club = '{LOCAL_CLUB}') {one_file}),
         counted AS (
             SELECT file_sha, count(*) FILTER (WHERE severity = 'violation') AS violations,
@@ -133,8 +162,8 @@ class Upload:
 
 @dataclass(frozen=True)
 class Plan:
-    """Before auditing an upload: the club's copy if it has one, else the key its rows go under and whether
-    they must be made (no log with that key is stored yet)."""
+    """Before auditing an upload: the club's copy if it has one, else the key its rows go under
+    (``upload_key``) and ``needs_audit`` True: an upload that is not a duplicate is always audited."""
 
     duplicate: Upload | None
     key: str
@@ -159,15 +188,23 @@ class ServiceDB:
     """The database the service holds open for its whole life (DuckDB lets one process use a file)."""
 
     def __init__(self, path: str) -> None:
-        self.store = Store.open(path)  # AuditError, in plain words, when another program holds the file
+        with private_files(not Path(path).exists()):
+            self.store = Store.open(path)  # AuditError, in plain words, when another program holds the file
         self.path = path
         self.con = self.store.con
         try:
+            check_service_tables(self.store)
             self.create_tables(self.con)
+            self.migrated = migrate_uploads(self.con)
             row = self.con.execute("SELECT current_database()").fetchone()
             self.catalog = str(row[0]) if row else "main"
-            # Read once: `audit token` cannot change them while the service holds the database.
-            self.tokens: dict[str, str] = dict(self.con.execute("SELECT token_hash, club FROM tokens").fetchall())
+            # Read once: `audit token` cannot change them while the service holds the database. A token of a
+            # reserved or malformed club name (an earlier audit let `audit token add local` make one) is refused.
+            from audit.serve.tokens import club_problem
+
+            held = self.con.execute("SELECT token_hash, club FROM tokens").fetchall()
+            self.tokens: dict[str, str] = {token: club for token, club in held if club_problem(club) is None}
+            self._any_token = bool(held)  # a refused token still means tokens are wanted: no loopback-only mode
         except BaseException:
             self.store.close()
             raise
@@ -269,32 +306,35 @@ class ServiceDB:
             return None
         return data if hashlib.sha256(data).hexdigest() == upload.sha256 else None
 
-    def plan(self, club: str, sha256: str, profile: str) -> Plan:
-        """Where an upload's rows go: see ``Plan`` (two indexed look-ups when the bytes are new)."""
-        cur = self.cursor()
-        label = profile_label(profile, ())
-        derived = derived_key(sha256, label)
-        stored = dict(cur.execute("SELECT file_sha, default_profile FROM files WHERE file_sha IN (?, ?)",
-                                  [sha256, derived]).fetchall())
-        seen = find_upload(cur, club, sha256, sha256 in stored)
+    def plan(self, club: str, sha256: str, profile: str = "") -> Plan:
+        """Where an upload's rows go: see ``Plan`` (one indexed look-up). Neither the profile nor whether another
+        club has the same bytes plays a part: every club's upload is audited and written with rows of its own,
+        so it is answered the same way, in the same time, whoever else has the bytes."""
+        seen = find_upload(self.cursor(), club, sha256)
         if seen is not None:
             return Plan(seen, "", False)
-        key = sha256 if stored.get(sha256, label) == label else derived
-        return Plan(None, key, key not in stored)
+        return Plan(None, upload_key(club, sha256), True)
 
     def report(self, club: str, sql: str, params: dict[str, object]) -> Any:
         """A report's SQL over the club's rows only, with its parameters (``$name``, bound by
         ``report_arguments``): a ``pyarrow.Table``. On a cursor of its own, each table of the store is shadowed by
-        a temporary view of the club's rows (``file`` and ``path`` say the club's own name of the log), and the
-        analyst views are made again as temporary views over those, so a report that reads ``finding_details``
+        a temporary view of the club's rows (``file`` and ``path`` say the club's own name of the log,
+        ``file_sha`` the SHA-256 of its bytes, as ``audit ingest`` keys a file, and ``files.ingested_at`` when the
+        club uploaded it: nothing of another club's upload of the same bytes), and the analyst views are made
+        again as temporary views over those, so a report that reads ``finding_details``
         sees the club's rows only, as one that reads ``findings`` does."""
         with self.scratch_cursor() as cur:
             sql_files, files_params = club_files(club)
-            cur.execute(f"CREATE TEMP TABLE club_files AS SELECT file_sha, name FROM ({sql_files})", files_params)
+            cur.execute("CREATE TEMP TABLE club_files AS SELECT file_sha, sha256, name, received_at "
+                        f"FROM ({sql_files})", files_params)
             for table, columns in SCHEMA.items():
                 present = {c for c, _ in columns}
-                renamed = "path" if table == "files" else "file" if "file" in present else None
-                replace = f" REPLACE (cf.name AS {renamed})" if renamed else ""
+                renamed = ["cf.sha256 AS file_sha"]
+                if table == "files":
+                    renamed += ["cf.name AS path", "cf.received_at AS ingested_at"]
+                elif "file" in present:
+                    renamed.append("cf.name AS file")
+                replace = f" REPLACE ({', '.join(renamed)})"
                 cur.execute(f'CREATE TEMP VIEW {table} AS SELECT t.*{replace} FROM "{self.catalog}".main.{table} t '
                             "JOIN club_files cf ON cf.file_sha = t.file_sha")
             for name in VIEWS:  # temporary views come first in name look-ups: these, not the database's
@@ -313,8 +353,101 @@ class ServiceDB:
         return self.tokens.get(token_hash(token))
 
     def has_tokens(self) -> bool:
-        """Whether any token is defined (then every API request needs one)."""
-        return bool(self.tokens)
+        """Whether any token is defined, even one refused for its club's name (then every API request needs a
+        valid one)."""
+        return self._any_token
+
+
+# ---------------------------------------------------------------------------------------------- opening
+@contextmanager
+def private_files(private: bool = True) -> Iterator[None]:
+    """While it runs, files and folders are created readable by their owner only (umask 077): the service's
+    database holds every club's logs. Nothing when ``private`` is False (an existing database keeps its mode)."""
+    if not private:
+        yield
+        return
+    old = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def keep_files_private() -> None:
+    """For the rest of this process (``audit serve``, ``audit token``), every file it creates is readable by its
+    owner only: a new database, and DuckDB's files beside any database (``.wal``, the ``.tmp`` folder), which
+    hold the clubs' logs too. An existing file keeps its mode."""
+    os.umask(0o077)
+
+
+def check_service_tables(store: Store) -> None:
+    """``AuditError`` (one line) unless the service's tables, where the database has them, are tables with
+    exactly their columns, as the store checks its own (DuckDB's catalogue only, never running what the file
+    holds): a database whose ``uploads`` or ``tokens`` is a view, or has other columns, is not the service's."""
+    found = store._catalogue()
+    if found is None:  # pragma: no cover - Store.open refused it already
+        raise AuditError(f"{store.path}: this database defines SQL functions of its own; name another file with --db")
+    tables, others = found
+    for name, columns in SERVICE_COLUMNS.items():
+        why = None
+        if name in others:
+            why = f"its {name!r} is a view, not a table"
+        elif name in tables and tables[name] != columns:
+            why = f"its table {name!r} has other columns"
+        if why is not None:
+            raise AuditError(f"{store.path}: this database was not written by 'audit serve' ({why}); name another "
+                             "file with --db")
+
+
+def migrate_uploads(con: duckdb.DuckDBPyConnection) -> int:
+    """Give every upload of an earlier audit rows of its own under ``upload_key`` (one transaction): a copy of
+    the rows it shared (keyed by the bytes' SHA-256, or derived from it for a second profile), with ``file`` and
+    ``path`` its own name and ``files.ingested_at`` its own time; then the rows that were written by uploads and
+    that no upload holds any more are deleted (those of ``audit ingest`` stay, for club local). Returns how many
+    uploads were moved (0: none was left to move)."""
+    legacy = con.execute("SELECT club, sha256, file_sha, wrote_rows, name, received_at FROM uploads "
+                         "WHERE NOT starts_with(file_sha, ?)", [UPLOAD_KEY_PREFIX]).fetchall()
+    if not legacy:
+        return 0
+    import pyarrow as pa
+
+    mapping = pa.table({"club": [r[0] for r in legacy], "sha256": [r[1] for r in legacy],
+                        "old": [r[2] for r in legacy], "wrote": [bool(r[3]) for r in legacy],
+                        "new": [upload_key(r[0], r[1]) for r in legacy], "name": [r[4] for r in legacy],
+                        "received_at": pa.array([r[5] for r in legacy], pa.timestamp("us"))})
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE audit_rekey (club VARCHAR, sha256 VARCHAR, old VARCHAR, "
+                    "wrote BOOLEAN, new VARCHAR, name VARCHAR, received_at TIMESTAMP)")
+        con.from_arrow(mapping).insert_into("audit_rekey")
+        for table, columns in SCHEMA.items():
+            own = {"file_sha": "m.new", "hand_key": "left(m.new, 16) || substr(t.hand_key, 17)", "file": "m.name"}
+            if table == "files":
+                own = {"file_sha": "m.new", "path": "m.name", "ingested_at": "m.received_at"}
+            picked = ", ".join(own.get(c, f"t.{c}") for c, _ in columns)
+            con.execute(f"INSERT INTO main.{table} SELECT {picked} FROM main.{table} t "
+                        "JOIN audit_rekey m ON t.file_sha = m.old")
+        con.execute("UPDATE uploads SET file_sha = m.new, wrote_rows = true FROM audit_rekey m "
+                    "WHERE uploads.club = m.club AND uploads.sha256 = m.sha256")
+        for table in SCHEMA:
+            con.execute(f"DELETE FROM main.{table} WHERE file_sha IN (SELECT old FROM audit_rekey WHERE wrote) "
+                        "AND file_sha NOT IN (SELECT file_sha FROM uploads)")
+        con.execute("DROP TABLE audit_rekey")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return len(legacy)
+
+
+def upgrade_service(store: Store) -> int:
+    """``audit upgrade`` for a database the service wrote (nothing for one it never opened): check its tables and
+    give every upload of an earlier audit rows of its own (``migrate_uploads``); how many were moved."""
+    found = store._catalogue()
+    if found is None or not any(name in found[0] or name in found[1] for name in SERVICE_COLUMNS):
+        return 0
+    check_service_tables(store)
+    return migrate_uploads(store.con)
 
 
 def report_files() -> dict[str, Report]:
@@ -330,10 +463,21 @@ def report_named(name: str) -> Report | None:
         return None
 
 
+REPORT_INT_MAX = 2 ** 31 - 1
+"""The largest whole number a report's INTEGER parameter takes (DuckDB's INTEGER); the smallest is 0 (a report's
+whole numbers are counts and limits)."""
+
+
 def report_arguments(report: Report, given: dict[str, object]) -> dict[str, object]:
     """Every parameter ``report`` takes, bound to its value in ``given`` (null when not given); ``AuditError``
-    for a parameter it does not take or a value of the wrong type (a date is YYYY-MM-DD), as ``audit report``."""
-    return report_params(report, given)
+    for a parameter it does not take or a value of the wrong type (a date is YYYY-MM-DD), as ``audit report``,
+    and for a whole number out of 0 to 2,147,483,647 (a ``limit`` of -1 would fail in the report's SQL)."""
+    bound = report_params(report, given)
+    for p in report.params:
+        value = bound.get(p.name)
+        if p.type == "INTEGER" and isinstance(value, int) and not 0 <= value <= REPORT_INT_MAX:
+            raise AuditError(f"{p.name}: {value} is out of range (a whole number from 0 to {REPORT_INT_MAX})")
+    return bound
 
 
 def report_text(table: Any, fmt: str) -> str:
@@ -347,12 +491,6 @@ def report_text(table: Any, fmt: str) -> str:
     out = io.StringIO()
     write_result(list(table.column_names), table, fmt, escape_formulas=fmt == "csv", out=out)
     return out.getvalue()
-
-
-def derived_key(sha256: str, label: str) -> str:
-    """The key of a log's rows when rows of the same bytes audited under another profile are stored already (the
-    key is the log's SHA-256 otherwise, as ``audit ingest`` keys it)."""
-    return hashlib.sha256(f"{sha256} {label}".encode()).hexdigest()
 
 
 def parse_label(label: str) -> tuple[str, list[tuple[str, str]]]:
@@ -369,19 +507,18 @@ def _is_sha256(text: str) -> bool:
     return re.fullmatch(r"[0-9a-fA-F]{64}", text) is not None
 
 
-def find_upload(cur: duckdb.DuckDBPyConnection, club: str, sha256: str, stored: bool = True) -> Upload | None:
-    """The log of ``club`` with these bytes, if it has one (indexed look-ups: every upload asks this).
-    ``stored`` False: the caller knows no rows are keyed by ``sha256`` (then it is no log of ``audit ingest``)."""
+def find_upload(cur: duckdb.DuckDBPyConnection, club: str, sha256: str) -> Upload | None:
+    """The log of ``club`` with these bytes, if it has one (indexed look-ups: every upload asks this). For club
+    local, a log ``audit ingest`` stored (keyed by the bytes' SHA-256, held by no upload) is one of its own."""
     found = cur.execute(f"SELECT {', '.join(_UPLOAD_COLUMNS[:-1])}, true FROM uploads WHERE club = ? AND sha256 = ?",
                         [club, sha256]).fetchall()
     if found:
         return _upload(found[0])
-    if club != LOCAL_CLUB or not stored:
+    if club != LOCAL_CLUB:
         return None
     ingested = cur.execute("SELECT file_sha, file_sha, path, size, ingested_at, default_profile, hands FROM files "
                            "WHERE file_sha = ?", [sha256]).fetchall()
-    if not ingested or cur.execute("SELECT 1 FROM uploads WHERE file_sha = ? AND wrote_rows LIMIT 1",
-                                   [sha256]).fetchall():
+    if not ingested or cur.execute("SELECT 1 FROM uploads WHERE file_sha = ? LIMIT 1", [sha256]).fetchall():
         return None
     severities = Counter(dict(cur.execute("SELECT severity, count(*) FROM findings WHERE file_sha = ? GROUP BY 1",
                                           [sha256]).fetchall()))
@@ -417,48 +554,38 @@ def audit_upload(data: bytes, name: str, profile: str, key: str) -> FileRows:
 
 
 def write_upload(cur: duckdb.DuckDBPyConnection, job: UploadWrite) -> Outcome:
-    """Store one upload in one transaction (the writer thread runs this): the log's rows unless stored already,
-    and the club's ``uploads`` row with the bytes. A club that has the bytes already gets ``duplicate``.
+    """Store one upload in one transaction (the writer thread runs this): the log's rows, under the upload's own
+    key, and the club's ``uploads`` row with the bytes. A club that has the bytes already gets ``duplicate``.
 
-    New rows go in without a look-up first (the writer is the service's bottleneck): the plan found none, and if
-    the same bytes went in since, their keys refuse the insert and the upload is stored again, looking first."""
+    The rows go in without a look-up first (the writer is the service's bottleneck): the plan found the club has
+    no such upload, and if the club's same bytes went in since, their keys refuse the insert and the upload is
+    tried again, looking first (then it is a duplicate)."""
     import duckdb
 
-    if job.rows is not None:
-        try:
-            return _write(cur, job, look_first=False)
-        except duckdb.ConstraintException:
-            pass
-    return _write(cur, job, look_first=True)
+    try:
+        return _write(cur, job, look_first=False)
+    except duckdb.ConstraintException:
+        return _write(cur, job, look_first=True)
 
 
 def _write(cur: duckdb.DuckDBPyConnection, job: UploadWrite, look_first: bool) -> Outcome:
     store = Store(cur, "", False)
     cur.execute("BEGIN TRANSACTION")
     try:
-        stored = 0
         if look_first:
-            mine, stored = cur.execute("SELECT (SELECT count(*) FROM uploads WHERE club = ? AND sha256 = ?), "
-                                       "(SELECT count(*) FROM files WHERE file_sha = ?)",
-                                       [job.club, job.sha256, job.key]).fetchall()[0]
-            seen = find_upload(cur, job.club, job.sha256, bool(stored)) if mine or stored else None
+            seen = find_upload(cur, job.club, job.sha256)
             if seen is not None:
                 store.rollback()
                 return duplicate_outcome(seen, job.name)
-        if not stored:
-            if job.rows is None:
-                raise AuditError(f"internal: the rows of {job.name} were planned as stored but are not")
-            store.append_file(job.rows)
-            hands = job.rows.hands
-            table = job.rows.tables.get("findings")
-            counts = Counter(table.column("severity").to_pylist() if table is not None else [])
-        else:
-            hands = int(cur.execute("SELECT hands FROM files WHERE file_sha = ?", [job.key]).fetchall()[0][0])
-            counts = Counter(dict(cur.execute("SELECT severity, count(*) FROM findings WHERE file_sha = ? GROUP BY 1",
-                                              [job.key]).fetchall()))
+        if job.rows is None or job.rows.sha256 != job.key or not job.key.startswith(UPLOAD_KEY_PREFIX):
+            raise AuditError(f"internal: the rows of {job.name} are not keyed as an upload's")
+        store.append_file(job.rows)
+        hands = job.rows.hands
+        table = job.rows.tables.get("findings")
+        counts = Counter(table.column("severity").to_pylist() if table is not None else [])
         received = dt.datetime.now().replace(microsecond=0)
         cur.execute("INSERT INTO uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [job.club, job.sha256, job.name, len(job.data), received, job.profile, job.key, not stored, hands,
+                    [job.club, job.sha256, job.name, len(job.data), received, job.profile, job.key, True, hands,
                      counts["violation"], counts["warning"], counts["error"], job.data])
         cur.execute("COMMIT")
     except BaseException:

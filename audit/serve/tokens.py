@@ -22,6 +22,9 @@ if TYPE_CHECKING:  # pragma: no cover
 TOKEN_PREFIX = "audit_"
 CLUB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """A club's name: letters, digits, ``_ . -``, up to 64 characters (it shows in pages and file listings)."""
+RESERVED_CLUBS = frozenset({"local"})
+"""Names no token may have, in any case: ``local`` is the club of a service with no token (this machine's own
+user), which also sees every log ``audit ingest`` stored."""
 
 
 @dataclass(frozen=True)
@@ -38,11 +41,24 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def check_club(club: str) -> str:
-    """``club`` if it is a valid club name, else ``AuditError`` saying what one looks like."""
+def club_problem(club: str) -> str | None:
+    """Why ``club`` cannot be a club's name (``None``: it can). ``local`` is reserved, whatever its case (``Local``
+    too: a page would name it as this machine)."""
     if CLUB_NAME.fullmatch(club) is None:
-        raise AuditError(f"{club!r} is not a club name: use letters, digits, '_', '.' and '-' (up to 64, "
-                         "starting with a letter or digit)")
+        shown = club if len(club) <= 70 else club[:70] + "…"
+        return (f"{shown!r} is not a club name: use letters, digits, '_', '.' and '-' (up to 64, starting with a "
+                "letter or digit)")
+    if club.lower() in RESERVED_CLUBS:
+        return (f"{club!r} is reserved: club local is this machine's own user, who sees every log 'audit ingest' "
+                "stored; name the club otherwise")
+    return None
+
+
+def check_club(club: str) -> str:
+    """``club`` if it is a valid club name, else ``AuditError`` saying what one looks like or that it is reserved."""
+    problem = club_problem(club)
+    if problem is not None:
+        raise AuditError(problem)
     return club
 
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from audit.errors import AuditError
 from audit.serve.bodies import OPENAPI_BODY, read_logs
-from audit.serve.db import Upload, report_arguments, report_files, report_named, report_text
+from audit.serve.db import REPORT_INT_MAX, Upload, report_arguments, report_files, report_named, report_text
 from audit.serve.deps import api_club, get_service
 from audit.serve.disputes import hand_json, hand_page
 from audit.serve.guard import dispute_page_csp
@@ -19,11 +20,15 @@ from audit.serve.models import (
 from audit.serve.service import Service, check_profile
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
+log = logging.getLogger("audit.serve")
 
 NameQuery = Query(None, max_length=1000, description="The log's name, for a text/plain body")
 ProfileQuery = Query(None, max_length=100, description="Rule profile for logs without a 'Profile:' line")
 Sha = str
 Lang = Literal["en", "es"]
+HandPath = Path(description="The hand's id as the log writes it (percent-encoded: an id may hold '/')")
+ReportName = Path(description="A report of `reports/` (GET /api/v1/reports lists them)",
+                  json_schema_extra={"enum": sorted(report_files())})
 
 
 async def _logs(request: Request, service: Service, name: str | None, profile: str | None) -> tuple[Any, str]:
@@ -85,13 +90,13 @@ async def findings(request: Request, sha256: Sha, club: str = Depends(api_club))
     return await service.in_thread(service.db.findings, found)
 
 
-@router.get("/uploads/{sha256}/hands/{hand}/explain", response_class=Response,
+@router.get("/uploads/{sha256}/hands/{hand:path}/explain", response_class=Response,
             responses={200: {"description": "The dispute page (html) or the hand's object (json), as "
                                             "`audit explain` gives them",
                              "content": {"text/html": {"schema": {"type": "string"}},
                                          "application/json": {"schema": {"type": "object"}}}},
                        **errors(401, 403, 404)})
-async def explain(request: Request, sha256: Sha, hand: str, club: str = Depends(api_club),
+async def explain(request: Request, sha256: Sha, hand: str = HandPath, club: str = Depends(api_club),
                   format: Literal["html", "json"] = "html", lang: Lang = "en") -> Response:
     """One hand replayed step by step for a dispute, with the verdict first."""
     service = get_service(request)
@@ -131,29 +136,37 @@ async def reports(club: str = Depends(api_club)) -> list[dict[str, Any]]:
                                                                          "items": {"type": "object"}}},
                                          "text/csv": {"schema": {"type": "string"}}}},
                        **errors(400, 401, 403, 404)})
-async def report(request: Request, name: str, club: str = Depends(api_club),
+async def report(request: Request, name: str = ReportName, club: str = Depends(api_club),
                  format: Literal["json", "csv"] = "json",
                  from_date: str | None = Query(None, max_length=10, description="The first day of play (YYYY-MM-DD)"),
                  to_date: str | None = Query(None, max_length=10, description="The last day of play (YYYY-MM-DD)"),
                  profile: str | None = Query(None, max_length=100, description="Only hands audited under it"),
                  table_name: str | None = Query(None, max_length=200, description="Only this table's hands"),
+                 limit: int | None = Query(None, ge=0, le=REPORT_INT_MAX, description="At most this many rows, for the "
+                                           "reports that take it (disputed-hands)"),
                  ) -> Response:
     """Run one report over the club's own logs only. It takes the parameters `audit report` takes (listed by
-    /api/v1/reports): from_date, to_date, profile, table_name, and any of its own (`?limit=10`)."""
+    /api/v1/reports): from_date, to_date, profile, table_name, and any of its own (`?limit=10`). A parameter
+    the report does not take, or a value it cannot take (a date that is not YYYY-MM-DD, a whole number out of
+    0 to 2147483647), is refused with 400 (or 422) and a `detail` saying why."""
     service = get_service(request)
     chosen = report_named(name)
     if chosen is None:
         raise HTTPException(404, f"no report named {name!r}")
     given: dict[str, object] = {k: v for k, v in request.query_params.items() if k != "format"}
     for key, value in (("from_date", from_date), ("to_date", to_date), ("profile", profile),
-                       ("table_name", table_name)):
+                       ("table_name", table_name), ("limit", limit)):
         if value is not None:
             given[key] = value
     try:
         bound = report_arguments(chosen, given)
     except AuditError as exc:
         raise HTTPException(400, str(exc)) from None
-    table = await service.in_thread(service.db.report, club, chosen.sql, bound)
+    try:
+        table = await service.in_thread(service.db.report, club, chosen.sql, bound)
+    except AuditError as exc:  # the parameters were checked: say it, and keep the details in the service's log
+        log.error("report %s failed for club %s: %s", name, club, exc)
+        raise HTTPException(400, f"the report {name} could not run with these parameters") from None
     if format == "csv":
         return Response(report_text(table, "csv"), media_type="text/csv; charset=utf-8")
     return Response(report_text(table, "json"), media_type="application/json")

@@ -155,7 +155,7 @@ async def _findings_view(service: Any, found: Upload, lang: str) -> list[dict[st
     return [{**f, "sentence": finding_sentence(f, lang), "name": rule_name(f["rule"], lang)} for f in rows]
 
 
-@router.get("/uploads/{sha256}/hands/{hand}")
+@router.get("/uploads/{sha256}/hands/{hand:path}")
 async def hand_page(request: Request, sha256: str, hand: str, club: str = Depends(page_club)) -> Response:
     """A hand's dispute page (what ``audit explain --format html`` makes)."""
     try:
