@@ -74,7 +74,7 @@ class Settings:
     """Explanations of one club that may wait for a turn (503 above)."""
     queue_wait: float = 30.0
     """Longest time, in seconds, a club's explanation waits for its turn and runs before the client gets 503."""
-    audit_memory: int = 64 * MB
+    audit_memory: int = 32 * MB
     """Most bytes of logs audited at once (a larger log is audited alone); the others wait their turn."""
 
 
