@@ -160,7 +160,7 @@ def test_one_clubs_explanations_wait_their_turn_and_starve_nobody(
     server, tokens, sha = served
     hands = re.findall(rb"^Hand #(\S+)", big_log, re.M)
     late = hands[-3].decode()  # in the last session: the ones before it are not replayed
-    asked = [hand for i in range(12) for hand in (f"missing-{i}", late)]
+    asked = [hand for i in range(16) for hand in (f"missing-{i}", late)]
     answers: list[tuple[int, dict[str, str], bytes]] = []
     lock = threading.Lock()
 
@@ -176,7 +176,7 @@ def test_one_clubs_explanations_wait_their_turn_and_starve_nobody(
     statuses = sorted(status for status, _, _ in answers)
     assert set(statuses) <= {200, 404, 503}, statuses
     busy = [(h, b) for s, h, b in answers if s == 503]
-    assert busy, "24 explanations at once: some should have been asked to come back later"
+    assert busy, "32 explanations at once: some should have been asked to come back later"
     assert all(h.get("retry-after", "").isdigit() for h, _ in busy) and b"retry later" in busy[0][1]
     found = [json.loads(b) for s, _, b in answers if s == 200]
     assert found and all(f["hand"] == late for f in found)
