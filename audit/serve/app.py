@@ -78,7 +78,7 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
     async def busy(request: Request, exc: Busy) -> Response:
         headers = {"Retry-After": str(exc.retry_after)}
         if request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", ""):
-            return JSONResponse({"detail": "too much of this club's slow work (explanations) is in progress; "
+            return JSONResponse({"detail": "too much of this club's slow work (explanations, reports) is in progress; "
                                            "retry later"}, status_code=503, headers=headers)
         response = pages.message_page(request, 503, "serve.busy")
         response.headers.update(headers)

@@ -4,13 +4,13 @@
 writer thread, and three pools that keep work off the event loop, so that slow work never makes a quick request
 wait:
 
-- **reads** (threads): the database's quick look-ups (a club's uploads, findings, a report);
+- **reads** (threads): the database's quick look-ups (a club's uploads, findings, a log's text);
 - **audits**: the uploads and checks (threads of this process by default; worker processes with ``--workers N``
   above 1, a dead one replaced and its upload tried once more); at most ``audit_memory`` bytes of logs are
   audited at once (a larger log alone), the rest wait their turn;
-- **explanations** (threads): a hand's dispute page, a log's verdicts; each club runs at most ``club_running``
-  of them at once and ``club_waiting`` more wait, for ``queue_wait`` seconds at most: past either, the club is
-  answered 503 with ``Retry-After`` (``Busy``) and the other clubs never notice.
+- **explanations** (threads): a hand's dispute page, a log's verdicts, a report; each club runs at most
+  ``club_running`` of them at once and ``club_waiting`` more wait, for ``queue_wait`` seconds at most: past
+  either, the club is answered 503 with ``Retry-After`` (``Busy``) and the other clubs never notice.
 
 The parsers and the engine are safe in threads. The routes await its methods and never reach into the engine.
 """
@@ -305,9 +305,9 @@ class Service:
 
     async def in_thread(self, work: Callable[..., T], *args: Any) -> T:
         """Run ``work`` off the event loop: a quick read in the reads pool; slow work (``@slow``: a hand
-        explained, a log's verdicts) in the explanations pool in the club's turn (``Busy`` when the club has too
-        much of it waiting)."""
-        if getattr(work, "slow", False):
+        explained, a log's verdicts; and a report, whose SQL may read all the club's rows) in the explanations
+        pool in the club's turn (``Busy`` when the club has too much of it waiting)."""
+        if getattr(work, "slow", False) or getattr(work, "__func__", None) is ServiceDB.report:
             assert self._explains is not None
             return await self.turns.run(current_club.get() or "", self._explains, work, *args)
         assert self._reads is not None
