@@ -351,3 +351,62 @@ def test_a_hands_page_is_the_one_the_whole_log_gives(shared: Path) -> None:
     assert checked > 50
 
 
+
+
+def test_a_clubs_turns_keep_its_slow_work_in_line() -> None:
+    """Two jobs of a club run, two wait; a fifth is refused at once, a waiting one past the time limit too; a job
+    whose client was answered still holds its turn until it ends; another club is never held up."""
+    import asyncio
+
+    from audit.serve.service import Busy, ClubTurns
+
+    release = threading.Event()
+    pool = ThreadPoolExecutor(8)
+
+    def blocked(value: int) -> int:
+        release.wait(10)
+        return value
+
+    async def scenario() -> None:
+        turns = ClubTurns(running=2, waiting=2, limit=0.5)
+        jobs = [asyncio.create_task(turns.run("east", pool, blocked, i)) for i in range(4)]
+        await asyncio.sleep(0.05)
+        with pytest.raises(Busy) as refused:
+            await turns.run("east", pool, blocked, 9)
+        assert refused.value.retry_after >= 1
+        assert await turns.run("west", pool, lambda: "west answered") == "west answered"
+        done = await asyncio.gather(*jobs, return_exceptions=True)
+        assert all(isinstance(d, Busy) for d in done)  # two ran past the limit, two waited past it
+        with pytest.raises(Busy):  # the two abandoned jobs still run: the club's turns are taken
+            await turns.run("east", pool, lambda: "late")
+        release.set()
+        await asyncio.sleep(0.2)
+        assert await turns.run("east", pool, lambda: "free again") == "free again"
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        release.set()
+        pool.shutdown()
+
+
+def test_audits_wait_for_memory_in_order() -> None:
+    """At most the budget's bytes at once, first come first served; a log larger than the budget goes alone."""
+    import asyncio
+
+    from audit.serve.service import MemoryTurns
+
+    async def scenario() -> list[tuple[str, int]]:
+        budget = MemoryTurns(100)
+        seen: list[tuple[str, int]] = []
+
+        async def job(name: str, size: int) -> None:
+            async with budget.hold(size):
+                seen.append((name, budget.used))
+                await asyncio.sleep(0.05)
+
+        await asyncio.gather(job("a", 60), job("b", 30), job("big", 250), job("c", 10), job("d", 90))
+        assert budget.used == 0
+        return seen
+
+    assert asyncio.run(scenario()) == [("a", 60), ("b", 90), ("big", 250), ("c", 100), ("d", 100)]
