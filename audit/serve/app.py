@@ -23,7 +23,8 @@ from audit.serve.deps import LocalOnly, SignInNeeded
 from audit.serve.guard import Guard
 from audit.serve.models import Health
 from audit.serve.routers import api, pages
-from audit.serve.service import Service, Settings
+from audit.serve.protocol import protocol_class
+from audit.serve.service import Busy, Service, Settings
 
 log = logging.getLogger("audit.serve")
 
@@ -55,10 +56,15 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(pages.router)
 
-    @app.get("/healthz", response_model=Health, tags=["health"])
-    def healthz() -> dict[str, str]:
-        """200 while the service runs."""
-        return {"status": "ok"}
+    @app.get("/healthz", response_model=Health, tags=["health"],
+             responses={503: {"description": "The service cannot do its work now (a worker process died; it is "
+                                             "replaced with the next upload)", "model": Health}})
+    def healthz() -> Response:
+        """200 while the service runs and can audit; 503 with the reason while it cannot."""
+        problem = the_service.problem()
+        if problem is not None:
+            return JSONResponse({"status": "unavailable", "reason": problem}, status_code=503)
+        return JSONResponse({"status": "ok"})
 
     @app.exception_handler(SignInNeeded)
     async def sign_in(request: Request, exc: SignInNeeded) -> Response:
@@ -68,13 +74,23 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
     async def local_only(request: Request, exc: LocalOnly) -> Response:
         return pages.message_page(request, 403, "serve.remote_refused")
 
+    @app.exception_handler(Busy)
+    async def busy(request: Request, exc: Busy) -> Response:
+        headers = {"Retry-After": str(exc.retry_after)}
+        if request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", ""):
+            return JSONResponse({"detail": "too much of this club's slow work (explanations, reports) is in progress; "
+                                           "retry later"}, status_code=503, headers=headers)
+        response = pages.message_page(request, 503, "serve.busy")
+        response.headers.update(headers)
+        return response
+
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception) -> Response:
         log.exception("internal error on %s %s", request.method, request.url.path)
         return JSONResponse({"detail": "internal error; please report it"}, status_code=500)
 
     app.add_middleware(Guard, max_body=settings.max_upload, read_timeout=settings.read_timeout,
-                       body_deadline=settings.body_deadline)
+                       body_deadline=settings.body_deadline, max_requests=settings.max_requests)
     return app
 
 
@@ -106,9 +122,12 @@ def run(settings: Settings, out: Any = None) -> None:
                 self._captured_signals.clear()  # stopped cleanly: exit 0, not by the signal again
 
     try:
+        # requests in progress are counted by the guard (``max_requests``), not connections: idle connections
+        # are closed by the protocol (``header_timeout``) and never make other clients wait
         config = uvicorn.Config(create_app(settings, service), host=settings.host, port=settings.port,
-                                log_level="warning", timeout_graceful_shutdown=30, limit_concurrency=200,
-                                timeout_keep_alive=5, access_log=False)
+                                log_level="warning", timeout_graceful_shutdown=30, limit_concurrency=None,
+                                timeout_keep_alive=5, access_log=False,
+                                http=protocol_class(settings.header_timeout, settings.max_connections))
         Server(config).run()
     finally:
         service.stop()

@@ -1,11 +1,18 @@
 """The logs in a request body: ``multipart/form-data`` (field ``file``, repeatable; a page's pasted ``text``) or
-one log as the raw body (``text/plain``, its name in ``?name=``). Anything else is a 400 or a 415."""
+one log as the raw body (``text/plain``, its name in ``?name=``). Anything else is a 400 or a 415.
+
+A log is spooled to a temporary file as it arrives (kept in memory up to ``SPOOL_IN_MEMORY`` bytes), never held
+whole in memory while the body comes in: the service reads it when its turn to be audited comes
+(``Service.upload``), and the file is gone once the request is answered.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+import tempfile
 from dataclasses import dataclass, field
+from typing import IO, BinaryIO, cast
 
 from fastapi import HTTPException, Request
 from starlette.datastructures import UploadFile
@@ -14,6 +21,8 @@ from starlette.formparsers import MultiPartException
 NO_LOG = "the form holds no log: send each log as a field named 'file'"
 RAW_TYPES = frozenset({"text/plain", "application/octet-stream"})
 NAME_CHARS = 200
+SPOOL_IN_MEMORY = 1024 * 1024
+"""A log up to this size stays in memory as it arrives; a larger one goes to a temporary file."""
 
 # The request body, documented for /openapi.json (the routes read it themselves, to stream and limit it).
 OPENAPI_BODY = {
@@ -41,9 +50,10 @@ OPENAPI_BODY = {
 
 @dataclass
 class Logs:
-    """The logs of one request, as ``(name, bytes)``, and the profile the form asked for (if any)."""
+    """The logs of one request, as ``(name, bytes or the file they were spooled to)``, and the profile the form
+    asked for (if any)."""
 
-    files: list[tuple[str, bytes]] = field(default_factory=list)
+    files: list[tuple[str, bytes | IO[bytes]]] = field(default_factory=list)
     profile: str | None = None
     lang: str | None = None
 
@@ -68,8 +78,14 @@ async def read_logs(request: Request, name: str | None, max_files: int, max_text
     if media == "multipart/form-data":
         return await _read_form(request, max_files, max_text)
     if media in RAW_TYPES:
-        data = await request.body()
-        return Logs([(safe_name(name, "upload.txt"), data)])
+        spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
+        try:
+            async for chunk in request.stream():
+                spool.write(chunk)
+        except BaseException:
+            spool.close()
+            raise
+        return Logs([(safe_name(name, "upload.txt"), spool)])
     raise HTTPException(415, "send the log as the body with 'Content-Type: text/plain' (its name in ?name=), "
                              "or as multipart/form-data with a field named 'file'")
 
@@ -85,10 +101,11 @@ async def _read_form(request: Request, max_files: int, max_text: int) -> Logs:
     try:
         for value in form.getlist("file"):
             if isinstance(value, UploadFile):
-                data = await value.read()
-                if not data and not value.filename:
+                if not value.size and not value.filename:
                     continue  # a page's file input left empty
-                logs.files.append((safe_name(value.filename, "upload.txt"), data))
+                spooled = value.file  # the parser spooled the part as it came; the form's close leaves it open
+                value.file = cast(BinaryIO, tempfile.SpooledTemporaryFile(max_size=1))
+                logs.files.append((safe_name(value.filename, "upload.txt"), spooled))
             elif value:
                 logs.files.append(("upload.txt", value.encode("utf-8")))
         text = form.get("text")

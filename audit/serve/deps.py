@@ -15,7 +15,7 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from audit.serve.db import LOCAL_CLUB
-from audit.serve.service import Service
+from audit.serve.service import Service, current_club
 
 COOKIE = "audit_token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
@@ -51,15 +51,18 @@ def is_loopback(request: Request) -> bool:
 
 
 def request_club(request: Request, token: str | None) -> str:
-    """The club of the request (``SignInNeeded`` without a valid token, ``LocalOnly`` for a stranger)."""
+    """The club of the request (``SignInNeeded`` without a valid token, ``LocalOnly`` for a stranger); it is
+    also kept for the request's slow work (``service.current_club``: whose turn an explanation takes)."""
     db = get_service(request).db
     if not db.has_tokens():
         if not is_loopback(request):
             raise LocalOnly()
+        current_club.set(LOCAL_CLUB)
         return LOCAL_CLUB
     club = db.club_of(token) if token else None
     if club is None:
         raise SignInNeeded()
+    current_club.set(club)
     return club
 
 

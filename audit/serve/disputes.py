@@ -1,16 +1,20 @@
 """A stored log's hands explained, through ``audit.explain``: the dispute page of one hand (HTML), its JSON
 object, and the verdicts of every hand for the page that answers an upload.
 
-These run in the service's threads (an explanation replays the log as ``audit explain`` does, up to the hand
-asked for, since a hand's stacks follow from the session's earlier hands).
+These run in the service's explanations pool, in the club's turn (``@slow``). A hand's page reads the log block
+by block without replaying it: only the hand asked for and the earlier hands of its session (they give its
+stacks, its button, the blinds owed) are replayed, with the preamble lines (profiles, options) before it; the
+page is the one ``audit explain`` makes from the whole log. A hand the log does not have costs one read of it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from audit.errors import InputError
+from audit.serve.service import slow
 
 
 @dataclass
@@ -45,20 +49,56 @@ def _profile(label: str) -> Any:
 
 
 def _hand(data: bytes, name: str, label: str, hand: str) -> list[Any] | None:
-    """The explanation of the first hand with id ``hand`` (``None``: the log has none). The log is replayed only
-    up to that hand: the ones before it give its session's stacks."""
-    from audit.explain import explain_bytes
+    """The explanation of the first hand with id ``hand`` (``None``: the log has none), as ``audit explain``
+    gives it from the whole log. Only the blocks it depends on are replayed (``hand_blocks``)."""
+    from audit.explain.build import explain_blocks
 
-    try:
-        return [next(iter(explain_bytes(data, _profile(label), hand, name)))]
-    except StopIteration:
-        return None
-    except InputError as exc:
-        if "no hand" in str(exc):
-            return None
-        raise
+    profile = None
+    for blocks in hand_blocks(data, name, hand):
+        profile = profile or _profile(label)
+        try:
+            return [next(iter(explain_blocks(iter(blocks), profile, hand, name)))]
+        except StopIteration:
+            continue
+        except InputError as exc:
+            if "no hand" in str(exc):
+                continue
+            raise
+    return None
 
 
+def hand_blocks(data: bytes, name: str, hand: str) -> Iterator[list[Any]]:
+    """For each block of the log that holds hand ``hand`` (in file order), the blocks explaining it needs: every
+    preamble before it (the profile, its options, the session), the blocks of its session before it (hands give
+    the stacks, the button and the blinds owed; a hand that could not be read, or a session end, changes what the
+    next hand is checked against), and the block itself. Blocks of other sessions, and hands outside any
+    session, change nothing for it and are neither parsed nor replayed; a block is parsed only when the hand's id
+    is written in it."""
+    from audit.dialects.dispatch import parse_block
+    from audit.model import Hand, ParseFailure, Preamble, SessionLine
+    from audit.read import read_bytes_blocks
+
+    kept: list[tuple[Any, bool]] = []  # in file order: (block, a preamble) for preambles and the current session
+    in_session = False
+    for block in read_bytes_blocks(data, name):
+        parsed = None
+        if block.kind == "preamble":
+            parsed = parse_block(block)
+            if type(parsed) is Preamble:
+                if any(type(item) is SessionLine for item in parsed.items):
+                    kept = [k for k in kept if k[1]]  # a new session: the last one's blocks go
+                    in_session = True
+                kept.append((block, True))
+                continue
+        if any(hand in line for line in block.lines):
+            parsed = parsed or parse_block(block)
+            if type(parsed) in (Hand, ParseFailure) and parsed.hand_id == hand:  # type: ignore[union-attr]
+                yield [b for b, _ in kept] + [block]
+        if in_session:
+            kept.append((block, False))
+
+
+@slow
 def hand_page(data: bytes, name: str, label: str, hand: str, lang: str) -> str | None:
     """The dispute page of ``hand`` (``None``: the log has no such hand)."""
     from audit.explain import render_html
@@ -67,12 +107,14 @@ def hand_page(data: bytes, name: str, label: str, hand: str, lang: str) -> str |
     return render_html(items, lang, source=name) if items else None
 
 
+@slow
 def hand_json(data: bytes, name: str, label: str, hand: str) -> dict[str, Any] | None:
     """What ``audit explain --format json`` gives for ``hand`` (the first hand with that id), or ``None``."""
     items = _hand(data, name, label, hand)
     return items[0].as_dict() if items else None
 
 
+@slow
 def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200) -> LogVerdicts:
     """The verdict of every session and of each hand with a finding or a correction (at most ``most``)."""
     from audit.explain import HandExplanation, correction_sentence, explain_bytes, settlement_notes

@@ -9,6 +9,9 @@
   another site (its ``Origin``, or else its ``Referer``, is not this server) is refused with 403. The sign-in
   cookie is also ``SameSite=Strict``.
 - **A client that goes away** in the middle of its body: nothing was stored, nothing is answered.
+- **Requests in progress:** past ``max_requests`` at once, a request is answered 503 with ``Retry-After`` (only
+  ``/healthz`` is always answered); connections that have not sent a whole request do not count (``protocol.py``
+  closes them).
 - **Headers:** a Content-Security-Policy on every response (the routes that send the dispute page set their own,
   with the hashes of its inline style and script), and ``nosniff``, ``Referrer-Policy``, ``X-Frame-Options``.
 """
@@ -59,16 +62,30 @@ class BodyRefused(Exception):
 class Guard:
     """The middleware: limits on the body, the cross-site check, security headers."""
 
-    def __init__(self, app: ASGIApp, max_body: int, read_timeout: float, body_deadline: float) -> None:
+    def __init__(self, app: ASGIApp, max_body: int, read_timeout: float, body_deadline: float,
+                 max_requests: int = 200) -> None:
         self.app = app
         self.max_body = max_body
         self.read_timeout = read_timeout
         self.body_deadline = body_deadline
+        self.max_requests = max_requests
+        self.in_progress = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if self.in_progress >= self.max_requests and scope.get("path") != "/healthz":
+            await refuse(scope, send, 503, "", "the service is answering too many requests at once; retry later",
+                         retry_after=1)
+            return
+        self.in_progress += 1
+        try:
+            await self._guarded(scope, receive, send)
+        finally:
+            self.in_progress -= 1
+
+    async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         method = scope["method"]
         if method not in SAFE_METHODS and not same_origin(scope, headers):
@@ -194,7 +211,8 @@ def request_lang(scope: Scope, headers: dict[str, str] | None = None) -> str:
     return "en"
 
 
-async def refuse(scope: Scope, send: Send, status: int, key: str, text: str = "", **params: Any) -> None:
+async def refuse(scope: Scope, send: Send, status: int, key: str, text: str = "", retry_after: int | None = None,
+                 **params: Any) -> None:
     """Answer ``status`` without the route: JSON ``{"detail": …}`` for the API, a short page for people."""
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
     lang = request_lang(scope, headers)
@@ -208,8 +226,9 @@ async def refuse(scope: Scope, send: Send, status: int, key: str, text: str = ""
                 f'<p>{html.escape(message)}</p><p><a href="/">{html.escape(say("serve.back", lang))}</a></p>'
                 "</html>").encode()
         kind = b"text/html; charset=utf-8"
+    extra = [(b"retry-after", str(retry_after).encode())] if retry_after is not None else []
     await send({"type": "http.response.start", "status": status,
                 "headers": with_security_headers([(b"content-type", kind),
                                                   (b"content-length", str(len(body)).encode()),
-                                                  (b"connection", b"close")])})
+                                                  (b"connection", b"close"), *extra])})
     await send({"type": "http.response.body", "body": body})

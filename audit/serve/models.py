@@ -14,7 +14,8 @@ class Problem(BaseModel):
 
 
 class Health(BaseModel):
-    status: Literal["ok"]
+    status: Literal["ok", "unavailable"]
+    reason: str | None = None
 
 
 class UploadResult(BaseModel):
