@@ -34,7 +34,12 @@ CURRENCY_OF_SIGN: Final = {"$": "USD", "€": "EUR", "£": "GBP"}
 
 class LineError(Exception):
     """A line that does not read: where the reading stopped (line within the block, 1-based; column), and why
-    in plain words."""
+    in plain words.
+
+    The one rule for which line an error names: ``line`` is always the line's place in its block, and only
+    ``failure`` turns it into the file's line (``block.numbers``). A builder's callback is handed the file line
+    (for the model objects it makes) and may raise with it; ``TableParser`` puts the line's place back before the
+    error leaves the parse."""
 
     def __init__(self, line: int, column: int, what: str) -> None:
         super().__init__(what)
@@ -324,7 +329,10 @@ class TableParser:
                 if shift:
                     stack.append(arg)
                     assert m is not None
-                    values.append(self.on_line[kind](builder, m, numbers[line - 1]))
+                    try:
+                        values.append(self.on_line[kind](builder, m, numbers[line - 1]))
+                    except LineError as unreadable:  # the builder names the file line: an error names the index
+                        raise LineError(line, unreadable.column, unreadable.what) from None
                     break
                 origin, size, how = self.rules[arg]
                 if how == 2:
