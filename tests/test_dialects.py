@@ -350,3 +350,83 @@ def test_a_broken_amount_in_a_files_third_hand_names_its_own_line(name: str, tmp
     assert shown == "    " + lines[line_no - 1]
     assert shown[4 + failure.column - 1:].startswith(m.group("sign") + "0.1230.20") or \
         shown[4 + failure.column - 1:].startswith("0.1230.20"), caret
+
+
+# ---- one spec per dialect ----------------------------------------------------------------------------------
+
+def test_the_docs_dialect_tables_are_the_registrys() -> None:
+    table = registry.docs_table()
+    for doc in ("README.md", "ARCHITECTURE.md"):
+        assert table in (ROOT / doc).read_text(encoding="utf-8"), f"{doc}: paste registry.docs_table() again"
+
+
+@pytest.mark.parametrize("d", [d for d in registry.DIALECTS if d.name != "house"], ids=lambda d: d.name)
+def test_no_module_but_its_own_and_the_registry_names_a_dialect(d: registry.Dialect) -> None:
+    """A dialect's name (as a string) and its module are named in code only by its module and its registry line
+    (the house format, which also owns the preamble and the session's end, is the dispatch's default)."""
+    own = ROOT / (d.module.replace(".", "/") + ".py")
+    name = re.compile(r"""["']%s["']|dialects[.:]%s\b|dialects import[^\n]*\b%s\b""" % (
+        re.escape(d.name), re.escape(module_name(d)), re.escape(module_name(d))))
+    named = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "audit").rglob("*.py"))
+             if p not in (own, ROOT / "audit" / "dialects" / "registry.py")
+             and name.search("\n".join(line for line in p.read_text(encoding="utf-8").splitlines()
+                                       if not line.lstrip().startswith(("#", '"""', "``"))))]
+    assert named == []
+
+
+_TOY_MODULE = '''"""A toy dialect for the test: PokerStars's lines behind a first line of its own."""
+from audit.dialects import pokerstars
+from audit.read import RawBlock
+
+
+def parse_hand(block: RawBlock):
+    lines = [block.lines[0].removeprefix("TOY ")] + block.lines[1:]
+    return pokerstars.parse_hand(RawBlock(block.file, block.kind, lines, block.numbers, block.too_long))
+'''
+
+_TOY_RUN = '''import sys
+sys.path.insert(0, {here!r})
+from audit.dialects.registry import Dialect, register
+register(Dialect("toy", "a toy site", ("TOY ",), "toy_dialect:parse_hand", "site", False, file_patterns=("*.toy",)))
+import json
+from audit.parallel import plan
+from audit.read import expand_paths
+print(json.dumps({{"listed": expand_paths([{folder!r}]),
+                  "parts": [[p.start, p.first_line] for t in plan([{long!r}]) for p in t]}}))
+from audit.cli.main import main
+main(["check", {folder!r}, "--format", "json", "--jobs", sys.argv[1], "--fail-on", "never"])
+'''
+
+
+def test_a_sixth_dialect_is_its_module_and_a_registry_line(tmp_path: Path) -> None:
+    """A toy dialect registered at run time (its own module, its registry line, nothing else): a folder argument
+    lists its files, `check --jobs 2` cuts its long file at its hands' first lines, and its hands are audited
+    under its profile, as with one job."""
+    (tmp_path / "toy_dialect.py").write_text(_TOY_MODULE, encoding="utf-8")
+    hand = (REAL / "pokerstars" / "5-Carddraw-NL-USD-0.25-0.50.Sample.txt").read_text(encoding="utf-8-sig")
+    hand = hand.strip().split("\n\n\n")[0].strip()
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "a.toy").write_text("TOY " + hand + "\n", encoding="utf-8")
+    (folder / "notes.md").write_text("not a log\n", encoding="utf-8")
+    copies = ["TOY " + hand.replace("Game #", f"Game #{n:03d}", 1) for n in range(600)]
+    copies[450] = copies[450].replace("collected $0.95", "collected $0.15", 1)  # paid short
+    long = folder / "long.toy"
+    long.write_text("\n\n".join(copies) + "\n", encoding="utf-8")
+    assert long.stat().st_size > 2 * 256 * 1024
+    script = _TOY_RUN.format(here=str(tmp_path), folder=str(folder), long=str(long))
+    runs = [subprocess.run([sys.executable, "-c", script, jobs], capture_output=True, text=True, cwd=ROOT,
+                           timeout=300) for jobs in ("1", "2")]
+    for done in runs:
+        assert done.returncode == 0, done.stderr
+    first, *findings = runs[1].stdout.splitlines()
+    seen = json.loads(first)
+    assert seen["listed"] == [str(folder / "a.toy"), str(long)]
+    parts = seen["parts"]
+    assert len(parts) >= 3 and parts[0] == [0, 1]
+    data = long.read_bytes()
+    for start, line in parts[1:]:
+        assert data[start:start + 4] == b"TOY " and data[:start].count(b"\n") + 1 == line
+    assert runs[0].stdout == runs[1].stdout
+    rules = {json.loads(f)["rule"] for f in findings}
+    assert rules and all(json.loads(f)["hand"].startswith("450") for f in findings), findings

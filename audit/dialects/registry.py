@@ -86,3 +86,19 @@ def default_profile(name: str) -> str | None:
     """The profile the hands of dialect ``name`` are audited under, or ``None`` for the file's own."""
     d = _BY_NAME.get(name)
     return d.profile if d is not None else None
+
+
+def docs_table() -> str:
+    """The dialects as the README and ARCHITECTURE.md show them (a test holds both to this, so that the docs
+    follow the registry)."""
+    rows = ["| dialect | written by | a hand opens with | a folder takes | audited under | cards shown | read by |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
+    for d in DIALECTS:
+        openers = ", ".join(f"`{o.strip()}`" for o in d.openers)
+        patterns = ", ".join(f"`{p}`" for p in d.file_patterns)
+        profile = f"`{d.profile}`" if d.profile else "the file's profile"
+        shown = "every player's" if d.shows_all_cards else "the hero's and those shown down"
+        how = f"`grammar/{d.grammar}.lark`" if d.grammar else "no grammar"
+        rows.append(f"| `{d.name}` | {d.writer} | {openers} | {patterns} | {profile} | {shown} | "
+                    f"`{d.module.removeprefix('audit.')}`, {how} |")
+    return "\n".join(rows) + "\n"
