@@ -4,7 +4,9 @@ boundaries of the package, and parsing from several threads at once."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -430,3 +432,47 @@ def test_a_sixth_dialect_is_its_module_and_a_registry_line(tmp_path: Path) -> No
     assert runs[0].stdout == runs[1].stdout
     rules = {json.loads(f)["rule"] for f in findings}
     assert rules and all(json.loads(f)["hand"].startswith("450") for f in findings), findings
+
+
+# ---- the compiled build stays current ----------------------------------------------------------------------
+
+def _state(package_parent: Path) -> tuple[str, str]:
+    probe = "from audit import _native; print(_native.compiled_state())"
+    env = {k: v for k, v in os.environ.items() if k != "AUDIT_PURE_PYTHON"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=package_parent,
+                          env={**env, "PYTHONPATH": str(package_parent)}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip(), done.stderr
+
+
+def test_adding_a_dialect_leaves_the_build_current_and_compiling_it_does_not(tmp_path: Path) -> None:
+    """A build's stamp over a copy of the package: a new dialect (its module, its registry line) keeps it
+    current; putting the dialect in the compiled group, or editing a compiled module, makes it stale, and a
+    start says so."""
+    copy = tmp_path / "audit"
+    shutil.copytree(ROOT / "audit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.so", "_native_stamp.json"))
+    probe = "from audit import _native; open(_native.HERE / _native.STAMP, 'w').write(_native.stamp_text())"
+    subprocess.run([sys.executable, "-c", probe], check=True, cwd=tmp_path, env={**os.environ,
+                                                                                 "PYTHONPATH": str(tmp_path)})
+    assert _state(tmp_path) == ("compiled", "")
+    (copy / "dialects" / "toy.py").write_text("def parse_hand(block): ...\n", encoding="utf-8")
+    registry_py = copy / "dialects" / "registry.py"
+    line = '\nDIALECTS = DIALECTS + (Dialect("toy", "a toy", ("TOY ",), "audit.dialects.toy:parse_hand", "site", False),)\n'
+    registry_py.write_text(registry_py.read_text(encoding="utf-8") + line, encoding="utf-8")
+    assert _state(tmp_path) == ("compiled", "")
+    registry_py.write_text(registry_py.read_text(encoding="utf-8").replace('"site", False),)', '"site", False, '
+                                                                           'compiled=True),)'), encoding="utf-8")
+    state, said = _state(tmp_path)
+    assert state == "stale" and "older than their source" in said
+    registry_py.write_text(registry_py.read_text(encoding="utf-8").replace(", compiled=True),)", "),)"),
+                           encoding="utf-8")
+    assert _state(tmp_path) == ("compiled", "")
+    with open(copy / "dialects" / "common.py", "a", encoding="utf-8") as f:
+        f.write("\nEDITED = True\n")
+    assert _state(tmp_path)[0] == "stale"
+
+
+def test_make_rebuilds_from_every_module_and_whenever_the_stamp_says_stale() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "NATIVE_SOURCES := $(shell find audit -name '*.py') hatch_build.py" in makefile
+    assert "_native.compiled_state())' 2>/dev/null),stale)\n$(NATIVE): FORCE" in makefile
