@@ -17,7 +17,7 @@ import pytest
 
 from audit.dialects.boss import card_of
 from audit.parallel import plan
-from conftest import AUDIT, SHARED
+from conftest import AUDIT, ROOT, SHARED
 from servehelp import LiveServer
 
 BOSS = SHARED / "real-hands" / "boss"
@@ -162,3 +162,12 @@ def test_the_service_takes_the_xml_file(server: LiveServer) -> None:
     status, headers, page = server.request("GET", f"/api/v1/uploads/{upload['sha256']}/hands/2692984519/explain"
                                                   "?format=html")
     assert status == 200 and headers["content-type"].startswith("text/html") and b"2692984519" in page
+
+
+def test_the_fixtures_name_the_real_hands_they_were_built_from() -> None:
+    for case in sorted((ROOT / "fixtures" / "boss").glob("*.xml")):
+        head = " ".join(line[2:] for line in case.read_text(encoding="utf-8").splitlines() if line.startswith("# "))
+        named = re.findall(r"shared/(real-hands/boss/\S+?), hand (\d+)", head)
+        assert named, case.name
+        for source, hand in named:
+            assert f'<HISTORY ID="{hand}"' in (SHARED / source).read_text(encoding="utf-8"), (case.name, hand)
