@@ -5,7 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 NATIVE := audit/_native_stamp.json
-NATIVE_SOURCES := $(wildcard audit/*.py audit/dialects/*.py audit/engine/*.py audit/store/*.py) hatch_build.py
+# every module of the package, sub-folders included (a superset of audit/_native.py's list, which the registry of
+# dialects extends), and the build script
+NATIVE_SOURCES := $(shell find audit -name '*.py') hatch_build.py
 
 .PHONY: test demo serve install native tables bench clean
 
@@ -20,6 +22,14 @@ $(NATIVE): $(STAMP) $(NATIVE_SOURCES)
 	$(BIN)/python hatch_build.py
 
 native: $(NATIVE)
+
+# Times alone can miss a stale build (a source edited while it compiled, a checkout that kept older times): when
+# the build's stamp says a compiled source differs from what was compiled, it is rebuilt whatever the times say.
+ifeq ($(shell test -x $(BIN)/python && $(BIN)/python -c 'from audit import _native; print(_native.compiled_state())' 2>/dev/null),stale)
+$(NATIVE): FORCE
+endif
+.PHONY: FORCE
+FORCE:
 
 # The bytecode of every module, written once: Python writes it at a module's first import, but not where
 # PYTHONDONTWRITEBYTECODE is set (as on the machines this project was developed on), and compiling them at every

@@ -23,14 +23,35 @@ from types import ModuleType
 from typing import Any
 
 # Compiled together, in one group (they call each other without going through Python); a dotted name is a module
-# of a sub-package (``dialects.house`` is ``audit/dialects/house.py``).
-COMPILED = ("model", "findings", "cards", "pots", "read", "dialects.registry", "dialects.common",
-            "dialects.house", "dialects.pokerstars", "dialects.fulltilt", "dialects.ongame", "dialects.dispatch",
-            "engine.steps", "engine.state", "engine.allowed", "engine.clock", "engine.table", "engine.forced", "engine.deal", "engine.rounds",
-            "engine.draw", "engine.parole", "engine.betting", "engine.showdown", "engine.result", "engine.settle",
-            "engine.streets", "engine.session", "pipeline", "check", "store.rows", "profile")
-STAMP = "_native_stamp.json"
+# of a sub-package (``dialects.house`` is ``audit/dialects/house.py``). The dialects' own modules come from the
+# registry (a dialect's ``compiled``); the registry itself is not compiled, so that adding a dialect (a line there,
+# its module outside the group until it is added to it) leaves the build current.
+CORE = ("model", "findings", "cards", "pots", "read", "dialects.common", "dialects.dispatch",
+        "engine.steps", "engine.state", "engine.allowed", "engine.clock", "engine.table", "engine.forced",
+        "engine.deal", "engine.rounds", "engine.draw", "engine.parole", "engine.betting", "engine.showdown",
+        "engine.result", "engine.settle", "engine.streets", "engine.session", "pipeline", "check", "store.rows",
+        "profile")
 HERE = Path(__file__).resolve().parent
+
+
+def _dialect_modules() -> tuple[str, ...]:
+    """The dialect modules the registry puts in the compiled group."""
+    if __name__ == "audit._native":
+        from audit.dialects.registry import compiled_modules
+        return compiled_modules()
+    # run by path (``hatch_build.py``, a wheel's build hook): the registry read from its file, the package not
+    # imported (it may not be importable there)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_audit_dialect_registry", HERE / "dialects" / "registry.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found: tuple[str, ...] = module.compiled_modules()
+    return found
+
+
+COMPILED = CORE + _dialect_modules()
+STAMP = "_native_stamp.json"
 
 
 def source_path(name: str, folder: Path = HERE) -> Path:

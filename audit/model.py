@@ -276,4 +276,12 @@ class ParseFailure(NamedTuple):
     end_line: int
 
 
-Block = Union[Hand, Preamble, SessionEnd, ParseFailure]
+class NothingHere(NamedTuple):
+    """A block that holds no hand and says nothing to the audit: a file's header or prologue (an XML file's
+    ``<?xml …?>`` and root element). Skipped; counted nowhere."""
+
+    line: int  # the block's first line
+    what: str  # what it is, in plain words ("the XML prologue")
+
+
+Block = Union[Hand, Preamble, SessionEnd, ParseFailure, NothingHere]

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, NamedTuple
 
+from audit.dialects.registry import hand_openers
 from audit.findings import Finding
 from audit.pipeline import Audited, audit_blocks, audit_file
 from audit.profile import Profile
@@ -48,11 +49,12 @@ MAX_JOBS = 64
 HEAD_BYTES = 4096
 """The first bytes of a file, read whole by its first part (as the reader sniffs the encoding from them)."""
 _SCAN_BYTES = 1 << 20
-_KEEP = 32  # bytes kept from one read to the next: a cut's pattern may straddle them
+# bytes kept from one read to the next: a cut's pattern (a line end and an opener) may straddle them
+_KEEP = max([32] + [len(prefix.encode("utf-8")) + 2 for prefix, _ in hand_openers()])
 
-_OPENER_LINE = re.compile(rb"(?:\r\n|\n|\r)(" + b"|".join(re.escape(o) for o in
-                          (b"Hand #", b"PokerStars ", b"Full Tilt Poker ", b"FullTiltPoker ",
-                           b"***** History for hand ")) + rb")")
+# a line that opens a block of any dialect (the registry's openers): a long file may be cut there
+_OPENER_LINE = re.compile(rb"(?:\r\n|\n|\r)(" + b"|".join(re.escape(prefix.encode("utf-8"))
+                                                        for prefix, _ in hand_openers()) + rb")")
 _PREAMBLE_WORD = re.compile(rb"Session:|Profile:|Option:")
 
 Checked = tuple[int, list[Finding]]

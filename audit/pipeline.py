@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from audit.errors import ProfileError
 from audit.findings import Finding, parse_finding, said_finding
-from audit.model import Block, Hand, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
+from audit.model import Block, Hand, NothingHere, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
 from audit.dialects.dispatch import parse_block
 from audit.dialects.registry import default_profile
 from audit.profile import Profile, load_profile
@@ -104,6 +104,8 @@ def audit_parsed(parsed: Block, block: RawBlock | None, ctx: FileContext, steps:
                        session=sess, profile=ctx.profile.name)
     if kind is Preamble:
         _apply_preamble(parsed, ctx, block.file if block is not None else "")  # type: ignore[arg-type]
+        return None
+    if kind is NothingHere:  # a file's header or prologue
         return None
     tracker = ctx.session
     if tracker is None:

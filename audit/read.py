@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Final, NoReturn, cast
 
-from audit.dialects.registry import DIALECTS, hand_openers
+from audit.dialects.registry import DIALECTS, file_patterns, hand_openers
 from audit.errors import InputError
 
 # A line longer than this is not a hand-history line: the file is rejected with a clear message rather than
@@ -62,6 +62,10 @@ _HAND_PREFIXES: Final = tuple([prefix for prefix, _ in _HAND_OPENERS])
 _SESSION_END: Final = "*** SESSION END ***"
 # a block of one of these dialects keeps, after its summary line, only the lines starting with the given words
 _SUMMARY_KEEPS: Final = {d.name: d.summary_keeps for d in DIALECTS if d.summary_keeps is not None}
+# the file names a folder argument takes: "*.txt" patterns as suffixes (no fnmatch for each file), others by fnmatch
+_PATTERNS: Final = file_patterns()
+_SUFFIXES: Final = tuple([p[1:] for p in _PATTERNS if p.startswith("*") and not any(c in p[1:] for c in "*?[")])
+_OTHER_PATTERNS: Final = tuple([p for p in _PATTERNS if p[1:] not in _SUFFIXES or not p.startswith("*")])
 _OPENER_CHARS: Final = frozenset([prefix[0] for prefix in _HAND_PREFIXES] + ["*", "S", "P"])
 
 
@@ -358,7 +362,8 @@ def read_text_blocks(text: str, file: str = "<text>") -> Iterator[RawBlock]:
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:
-    """Files named on the command line: a folder means every ``*.txt`` in it, recursively, in name order.
+    """Files named on the command line: a folder means every file in it whose name a dialect takes (``*.txt``,
+    ``*.xml``: the registry's ``file_patterns``), recursively, in name order.
 
     A file is kept as it was named (``./-`` is the file called ``-``; only ``-`` itself is standard input). A
     missing path, or a folder (or sub-folder) that cannot be listed, is an ``InputError`` naming it."""
@@ -369,7 +374,7 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
             continue
         path = Path(p)
         if path.is_dir():
-            out.extend(file for _, file in sorted(_txt_files(p)))
+            out.extend(file for _, file in sorted(_log_files(p)))
         elif path.exists() or path.is_symlink():
             out.append(p)
         else:
@@ -377,8 +382,18 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
     return out
 
 
-def _txt_files(folder: str) -> list[tuple[tuple[str, ...], str]]:
-    """Every ``*.txt`` file under ``folder`` (links to files too; links to folders are not followed), written as
+def _taken(name: str) -> bool:
+    """Whether a folder argument takes the file called ``name`` (a dialect's file pattern matches it)."""
+    if name.endswith(_SUFFIXES):
+        return True
+    if not _OTHER_PATTERNS:
+        return False
+    import fnmatch
+    return any(fnmatch.fnmatchcase(name, p) for p in _OTHER_PATTERNS)
+
+
+def _log_files(folder: str) -> list[tuple[tuple[str, ...], str]]:
+    """Every file under ``folder`` that a dialect's file pattern takes (links to files too; links to folders are not followed), written as
     ``pathlib`` writes it (``./logs/a.txt`` is ``logs/a.txt``), with its path's parts (``sorted`` then gives
     ``pathlib``'s order). One ``scandir`` a folder: a file costs no ``stat`` and no ``Path`` of its own (a folder
     of 10,000 small logs took 0.07 s to list before)."""
@@ -402,7 +417,7 @@ def _txt_files(folder: str) -> list[tuple[tuple[str, ...], str]]:
             if is_dir:
                 if not entry.is_symlink():
                     folders.append(prefix + name)
-            elif name.endswith(".txt"):
+            elif _taken(name):
                 try:
                     is_file = entry.is_file()
                 except OSError:

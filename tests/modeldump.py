@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from audit.model import Hand, ParseFailure, Preamble, SessionEnd
+from audit.model import Hand, NothingHere, ParseFailure, Preamble, SessionEnd
 
 
 def dump_block(block: Any) -> dict[str, Any]:
@@ -28,6 +28,8 @@ def dump_block(block: Any) -> dict[str, Any]:
                 "items": [_item(i) for i in (block.items if isinstance(block, Preamble) else block.standings)]}
     if isinstance(block, ParseFailure):
         return {"type": "ParseFailure", "line": block.line, "column": block.column, "message": block.message}
+    if isinstance(block, NothingHere):
+        return {"type": "NothingHere", "line": block.line, "what": block.what}
     raise TypeError(type(block))
 
 

@@ -224,7 +224,8 @@ def test_every_help_has_examples_and_exit_statuses(name: str) -> None:
 
 def test_check_help_says_folders_and_stdin() -> None:
     text = " ".join(run("check", "--help").stdout.split())
-    assert "a folder means every *.txt file in it, searched through the folders inside it" in text
+    assert "a folder means every *.txt file in it (and every *.xml, as Boss Media names its logs), searched " \
+        "through the folders inside it" in text
     assert "'-' is standard input" in text
 
 

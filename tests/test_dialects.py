@@ -4,17 +4,22 @@ boundaries of the package, and parsing from several threads at once."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Final
 
 import pytest
 
+from audit import _native
 from audit.dialects import registry
 from audit.dialects.dispatch import hand_parser, parse_block
 from audit.model import (
-    Action, Collect, Dealt, Discard, Hand, ParseFailure, Post, Show, SummaryTotal, Uncalled,
+    Action, Collect, Dealt, Discard, Hand, NothingHere, ParseFailure, Post, Show, SummaryTotal, Uncalled,
 )
 from audit.read import block_kind, read_blocks, read_text_blocks
 from audit.resources import data_dir
@@ -22,46 +27,88 @@ from conftest import chips_put_in, AUDIT, FIXTURES, ROOT, SHARED
 from modeldump import dump_block
 
 REAL = SHARED / "real-hands"
-SITES = {"site": "pokerstars", "fulltilt": "fulltilt", "ongame": "ongame"}  # dialect → folder of real logs
-DIALECT_FIXTURES = sorted(p for group in ("fulltilt", "ongame") for p in (FIXTURES / group).glob("*.txt"))
+
+
+def module_name(d: registry.Dialect) -> str:
+    """A dialect's module's own name (``pokerstars``): also the folder of its real logs in shared/real-hands."""
+    return d.module.rsplit(".", 1)[1]
+
+
+# dialect → folder of its real logs (every dialect but the house format's has one)
+SITES = {d.name: module_name(d) for d in registry.DIALECTS if (REAL / module_name(d)).is_dir()}
+# the dialects whose fixtures are hands beside the model they parse to (the house format's are tested in
+# test_parse.py, PokerStars's are rule cases judged in test_site_audit.py)
+MODEL_FIXTURES = [d.name for d in registry.DIALECTS if d.name not in ("house", "site")]
+DIALECT_FIXTURES = sorted(p for name in MODEL_FIXTURES for p in (FIXTURES / name).iterdir()
+                          if p.suffix in (".txt", ".xml") and p.with_suffix(".expect.json").is_file())
+GRAMMARS = [d for d in registry.DIALECTS if d.grammar is not None]
+
+
+def dialect_patterns(name: str) -> tuple[str, ...]:
+    """The file names dialect ``name`` takes (``*.txt``, ``*.xml``)."""
+    d = registry.dialect(name)
+    assert d is not None
+    return d.file_patterns
+
+
+def dialect_files(folder: Path, name: str) -> list[Path]:
+    """The files in ``folder`` (not below) that dialect ``name`` takes, in name order."""
+    return sorted({p for pattern in dialect_patterns(name) for p in folder.glob(pattern)})
 
 
 def real_hands(folder: str) -> list[Hand]:
+    """The hands of the real logs in shared/real-hands/<folder> (a file's XML prologue is nothing)."""
+    (name,) = [n for n, f in SITES.items() if f == folder]
     hands: list[Hand] = []
-    for path in sorted((REAL / folder).glob("*.txt")):
+    for path in dialect_files(REAL / folder, name):
         for block in read_blocks(path):
             parsed = parse_block(block)
+            if type(parsed) is NothingHere:
+                continue
             assert isinstance(parsed, Hand), getattr(parsed, "message", parsed)
             hands.append(parsed)
     return hands
 
 
+def recorded_hands(folder: str) -> int:
+    """How many hands shared/real-hands/SOURCES.tsv says the files of ``folder`` hold."""
+    rows = [line.split("\t") for line in (REAL / "SOURCES.tsv").read_text(encoding="utf-8").splitlines()[1:]]
+    return sum(int(r[-1]) for r in rows if r[0].startswith(folder + "/"))
+
+
 # ---- the registry ---------------------------------------------------------------------------------------------
 
-def test_every_dialect_is_a_grammar_a_module_and_a_registry_line() -> None:
-    names = [d.name for d in registry.DIALECTS]
-    assert names == ["house", "site", "fulltilt", "ongame"]
-    for d in registry.DIALECTS:
-        assert callable(hand_parser(d.name))
-        grammar = "pokerstars" if d.name == "site" else d.name
-        assert (data_dir("grammar") / f"{grammar}.lark").is_file()
-        for opener in d.openers:
-            assert block_kind(opener + "1: …") == d.name
-    assert registry.default_profile("house") is None
-    assert {registry.default_profile(n) for n in ("site", "fulltilt", "ongame")} == {"site"}
-    assert hand_parser("no-such-dialect") is None
+@pytest.mark.parametrize("d", registry.DIALECTS, ids=lambda d: d.name)
+def test_every_dialect_is_a_module_a_grammar_or_spec_and_a_registry_line(d: registry.Dialect) -> None:
+    assert callable(hand_parser(d.name))
+    assert (ROOT / (d.module.replace(".", "/") + ".py")).is_file()
+    if d.grammar is not None:
+        assert (data_dir("grammar") / f"{d.grammar}.lark").is_file()
+    assert (FIXTURES / d.name).is_dir() and dialect_files(FIXTURES / d.name, d.name)
+    for opener in d.openers:
+        assert block_kind(opener + "1: …") == d.name
+    assert d.file_patterns and all(p.startswith("*.") for p in d.file_patterns)
+    assert registry.default_profile(d.name) == d.profile
+    assert (d.module.removeprefix("audit.") in _native.COMPILED) == d.compiled
 
 
-@pytest.mark.parametrize("module, grammar", [("pokerstars", "pokerstars_grammar"), ("fulltilt", "fulltilt_grammar"),
-                                             ("ongame", "ongame_grammar")])
-def test_site_grammars_build_in_strict_mode(module: str, grammar: str) -> None:
-    build = getattr(__import__(f"audit.dialects.{module}", fromlist=["_"]), grammar)
+def test_the_registry_is_what_names_the_dialects() -> None:
+    assert len({d.name for d in registry.DIALECTS}) == len(registry.DIALECTS)
+    assert registry.default_profile("house") is None and registry.dialect("house") is registry.DIALECTS[0]
+    assert hand_parser("no-such-dialect") is None and registry.dialect("no-such-dialect") is None
+    assert registry.file_patterns() == ("*.txt", "*.xml")
+
+
+@pytest.mark.parametrize("d", [d for d in GRAMMARS if d.name != "house"], ids=lambda d: d.name)
+def test_site_grammars_build_in_strict_mode(d: registry.Dialect) -> None:
+    module = __import__(d.module, fromlist=["_"])
+    build = getattr(module, f"{module_name(d)}_grammar")
     assert build(strict=True) is not build()
 
 
 def test_the_reader_knows_each_sites_first_line() -> None:
     for dialect, folder in SITES.items():
-        kinds = {b.kind for p in (REAL / folder).glob("*.txt") for b in read_blocks(p)}
+        kinds = {b.kind for p in dialect_files(REAL / folder, dialect) for b in read_blocks(p)}
         assert kinds == {dialect}, folder
 
 
@@ -70,9 +117,10 @@ def test_no_dialect_module_imports_click_duckdb_or_polars() -> None:
     probe = (
         "import sys, glob\n"
         "from audit.read import read_blocks\n"
-        "from audit.dialects import registry, dispatch, common, house, pokerstars, fulltilt, ongame\n"
+        "from audit.dialects import registry, dispatch, common\n"
+        "for d in registry.DIALECTS: __import__(d.module)\n"
         f"for folder in {sorted(SITES.values())!r}:\n"
-        f"    for path in glob.glob({str(REAL)!r} + '/' + folder + '/*.txt'):\n"
+        f"    for path in glob.glob({str(REAL)!r} + '/' + folder + '/*.*'):\n"
         "        for block in read_blocks(path):\n"
         "            dispatch.parse_block(block)\n"
         "print(sorted(m for m in ('click', 'duckdb', 'polars') if m in sys.modules))\n")
@@ -100,33 +148,36 @@ def test_fixture_hands_audit_clean(case: Path) -> None:
     assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
 
 
-def test_unreadable_lines_are_parse_errors_with_a_caret() -> None:
-    for group in ("fulltilt", "ongame"):
-        failures = [parse_block(b) for b in read_blocks(FIXTURES / group / "unreadable-lines.txt")]
-        assert len(failures) == 6 and all(isinstance(f, ParseFailure) for f in failures)
-        for f in failures:
-            assert isinstance(f, ParseFailure)
-            where, line, caret = f.message.splitlines()
-            assert where.startswith(f"line {f.line}, column {f.column}: ")
-            assert caret == "    " + " " * (f.column - 1) + "^" and line.startswith("    ")
+@pytest.mark.parametrize("group", MODEL_FIXTURES)
+def test_unreadable_lines_are_parse_errors_with_a_caret(group: str) -> None:
+    (path,) = [p for p in dialect_files(FIXTURES / group, group) if p.stem == "unreadable-lines"]
+    failures = [parse_block(b) for b in read_blocks(path)]
+    failures = [f for f in failures if type(f).__name__ != "NothingHere"]  # an XML file's prologue
+    assert len(failures) >= 4 and all(isinstance(f, ParseFailure) for f in failures)
+    for f in failures:
+        assert isinstance(f, ParseFailure)
+        where, line, caret = f.message.splitlines()
+        assert where.startswith(f"line {f.line}, column {f.column}: ")
+        assert caret == "    " + " " * (f.column - 1) + "^" and line.startswith("    ")
 
 
 # ---- the real logs ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("folder, count", [("fulltilt", 3), ("ongame", 15)])
-def test_real_hands_parse_and_pots_reconcile(folder: str, count: int) -> None:
+@pytest.mark.parametrize("name, folder", sorted(SITES.items()))
+def test_real_hands_parse_and_pots_reconcile(name: str, folder: str) -> None:
     """chips put in − uncalled = total pot = collected + rake, in integer cents, for every hand."""
     hands = real_hands(folder)
-    assert len(hands) == count == len({h.hand_id for h in hands})
+    assert len(hands) == recorded_hands(folder) == len({h.hand_id for h in hands}) > 0
     for hand in hands:
-        assert hand.dialect == folder and not hand.shows_all_cards
-        assert hand.game is not None and hand.game.name == "5 Card Draw" and hand.game.currency == "USD"
+        assert hand.dialect == name and not hand.shows_all_cards
+        assert hand.game is not None and hand.game.name == "5 Card Draw"
+        assert hand.game.currency == ("EUR" if name == "boss" else "USD") or hand.game.currency == ""
         (total,) = [i for i in hand.body if type(i) is SummaryTotal]
         collected = sum(i.amount for i in hand.body if type(i) is Collect)
         assert chips_put_in(hand) == total.total == collected + total.rake, hand.hand_id
 
 
-@pytest.mark.parametrize("folder", ["fulltilt", "ongame"])
+@pytest.mark.parametrize("folder", [f for n, f in SITES.items() if n != "site"])
 def test_only_the_heros_cards_and_shown_hands_are_known(folder: str) -> None:
     for hand in real_hands(folder):
         dealt_to = {i.player for i in hand.body if type(i) is Dealt}
@@ -265,3 +316,163 @@ def test_the_site_parsers_hold_no_state_between_hands() -> None:
     assert [parse_block(b) for b in read_text_blocks(cash)] == first
     hand = first[0]
     assert isinstance(hand, Hand) and Post(9, "Hero", "big", 50) in hand.body  # cents, not the chips before
+
+
+# ---- which line an error names: a broken amount in a file's third hand ---------------------------------------
+
+_AMOUNT_IN_BET: Final = re.compile(r'(?:\bbets |TYPE="ACTION_BET"[^\n]* VALUE=")(?P<sign>[$€£]?)(?P<amount>[\d.,]+)')
+
+
+def _hand_with_a_bet(name: str) -> str:
+    """The text of a hand of dialect ``name`` from its fixtures (``fixtures/<name>/``) that has a bet in it."""
+    for path in dialect_files(FIXTURES / name, name):
+        for block in read_blocks(path):
+            if block.kind == name and isinstance(parse_block(block), Hand) and _AMOUNT_IN_BET.search(block.text()):
+                return block.text()
+    raise AssertionError(f"fixtures/{name}/ holds no hand with a bet")
+
+
+@pytest.mark.parametrize("name", [d.name for d in registry.DIALECTS])
+def test_a_broken_amount_in_a_files_third_hand_names_its_own_line(name: str, tmp_path: Path) -> None:
+    hand = _hand_with_a_bet(name)
+    m = _AMOUNT_IN_BET.search(hand)
+    assert m is not None
+    broken = hand[:m.start("amount")] + "0.1230.20" + hand[m.end("amount"):]
+    text = hand + "\n" + hand + "\n" + broken
+    lines = text.splitlines()
+    line_no = text.count("\n", 0, len(hand) * 2 + 2 + m.start("amount")) + 1
+    assert "0.1230.20" in lines[line_no - 1]
+    path = tmp_path / f"three{dialect_patterns(name)[0][1:]}"
+    path.write_text(text, encoding="utf-8")
+    failures = [p for p in (parse_block(b) for b in read_blocks(path)) if isinstance(p, ParseFailure)]
+    assert len(failures) == 1
+    (failure,) = failures
+    where, shown, caret = failure.message.splitlines()
+    assert failure.line == line_no and where.startswith(f"line {line_no}, column {failure.column}: ")
+    assert shown == "    " + lines[line_no - 1]
+    assert shown[4 + failure.column - 1:].startswith(m.group("sign") + "0.1230.20") or \
+        shown[4 + failure.column - 1:].startswith("0.1230.20"), caret
+
+
+# ---- one spec per dialect ----------------------------------------------------------------------------------
+
+def test_the_docs_dialect_tables_are_the_registrys() -> None:
+    table = registry.docs_table()
+    for doc in ("README.md", "ARCHITECTURE.md"):
+        assert table in (ROOT / doc).read_text(encoding="utf-8"), f"{doc}: paste registry.docs_table() again"
+
+
+@pytest.mark.parametrize("d", [d for d in registry.DIALECTS if d.name != "house"], ids=lambda d: d.name)
+def test_no_module_but_its_own_and_the_registry_names_a_dialect(d: registry.Dialect) -> None:
+    """A dialect's name (as a string) and its module are named in code only by its module and its registry line
+    (the house format, which also owns the preamble and the session's end, is the dispatch's default)."""
+    own = ROOT / (d.module.replace(".", "/") + ".py")
+    name = re.compile(r"""["']%s["']|dialects[.:]%s\b|dialects import[^\n]*\b%s\b""" % (
+        re.escape(d.name), re.escape(module_name(d)), re.escape(module_name(d))))
+    named = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "audit").rglob("*.py"))
+             if p not in (own, ROOT / "audit" / "dialects" / "registry.py")
+             and name.search("\n".join(line for line in p.read_text(encoding="utf-8").splitlines()
+                                       if not line.lstrip().startswith(("#", '"""', "``"))))]
+    assert named == []
+
+
+_TOY_MODULE = '''"""A toy dialect for the test: PokerStars's lines behind a first line of its own."""
+from audit.dialects import pokerstars
+from audit.read import RawBlock
+
+
+def parse_hand(block: RawBlock):
+    lines = [block.lines[0].removeprefix("TOY ")] + block.lines[1:]
+    return pokerstars.parse_hand(RawBlock(block.file, block.kind, lines, block.numbers, block.too_long))
+'''
+
+_TOY_RUN = '''import sys
+sys.path.insert(0, {here!r})
+from audit.dialects.registry import Dialect, register
+register(Dialect("toy", "a toy site", ("TOY ",), "toy_dialect:parse_hand", "site", False, file_patterns=("*.toy",)))
+import json
+from audit.parallel import plan
+from audit.read import expand_paths
+print(json.dumps({{"listed": expand_paths([{folder!r}]),
+                  "parts": [[p.start, p.first_line] for t in plan([{long!r}]) for p in t]}}))
+from audit.cli.main import main
+main(["check", {folder!r}, "--format", "json", "--jobs", sys.argv[1], "--fail-on", "never"])
+'''
+
+
+def test_a_sixth_dialect_is_its_module_and_a_registry_line(tmp_path: Path) -> None:
+    """A toy dialect registered at run time (its own module, its registry line, nothing else): a folder argument
+    lists its files, `check --jobs 2` cuts its long file at its hands' first lines, and its hands are audited
+    under its profile, as with one job."""
+    (tmp_path / "toy_dialect.py").write_text(_TOY_MODULE, encoding="utf-8")
+    hand = (REAL / "pokerstars" / "5-Carddraw-NL-USD-0.25-0.50.Sample.txt").read_text(encoding="utf-8-sig")
+    hand = hand.strip().split("\n\n\n")[0].strip()
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "a.toy").write_text("TOY " + hand + "\n", encoding="utf-8")
+    (folder / "notes.md").write_text("not a log\n", encoding="utf-8")
+    copies = ["TOY " + hand.replace("Game #", f"Game #{n:03d}", 1) for n in range(600)]
+    copies[450] = copies[450].replace("collected $0.95", "collected $0.15", 1)  # paid short
+    long = folder / "long.toy"
+    long.write_text("\n\n".join(copies) + "\n", encoding="utf-8")
+    assert long.stat().st_size > 2 * 256 * 1024
+    script = _TOY_RUN.format(here=str(tmp_path), folder=str(folder), long=str(long))
+    runs = [subprocess.run([sys.executable, "-c", script, jobs], capture_output=True, text=True, cwd=ROOT,
+                           timeout=300) for jobs in ("1", "2")]
+    for done in runs:
+        assert done.returncode == 0, done.stderr
+    first, *findings = runs[1].stdout.splitlines()
+    seen = json.loads(first)
+    assert seen["listed"] == [str(folder / "a.toy"), str(long)]
+    parts = seen["parts"]
+    assert len(parts) >= 3 and parts[0] == [0, 1]
+    data = long.read_bytes()
+    for start, line in parts[1:]:
+        assert data[start:start + 4] == b"TOY " and data[:start].count(b"\n") + 1 == line
+    assert runs[0].stdout == runs[1].stdout
+    rules = {json.loads(f)["rule"] for f in findings}
+    assert rules and all(json.loads(f)["hand"].startswith("450") for f in findings), findings
+
+
+# ---- the compiled build stays current ----------------------------------------------------------------------
+
+def _state(package_parent: Path) -> tuple[str, str]:
+    probe = "from audit import _native; print(_native.compiled_state())"
+    env = {k: v for k, v in os.environ.items() if k != "AUDIT_PURE_PYTHON"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=package_parent,
+                          env={**env, "PYTHONPATH": str(package_parent)}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip(), done.stderr
+
+
+def test_adding_a_dialect_leaves_the_build_current_and_compiling_it_does_not(tmp_path: Path) -> None:
+    """A build's stamp over a copy of the package: a new dialect (its module, its registry line) keeps it
+    current; putting the dialect in the compiled group, or editing a compiled module, makes it stale, and a
+    start says so."""
+    copy = tmp_path / "audit"
+    shutil.copytree(ROOT / "audit", copy, ignore=shutil.ignore_patterns("__pycache__", "*.so", "_native_stamp.json"))
+    probe = "from audit import _native; open(_native.HERE / _native.STAMP, 'w').write(_native.stamp_text())"
+    subprocess.run([sys.executable, "-c", probe], check=True, cwd=tmp_path, env={**os.environ,
+                                                                                 "PYTHONPATH": str(tmp_path)})
+    assert _state(tmp_path) == ("compiled", "")
+    (copy / "dialects" / "toy.py").write_text("def parse_hand(block): ...\n", encoding="utf-8")
+    registry_py = copy / "dialects" / "registry.py"
+    line = '\nDIALECTS = DIALECTS + (Dialect("toy", "a toy", ("TOY ",), "audit.dialects.toy:parse_hand", "site", False),)\n'
+    registry_py.write_text(registry_py.read_text(encoding="utf-8") + line, encoding="utf-8")
+    assert _state(tmp_path) == ("compiled", "")
+    registry_py.write_text(registry_py.read_text(encoding="utf-8").replace('"site", False),)', '"site", False, '
+                                                                           'compiled=True),)'), encoding="utf-8")
+    state, said = _state(tmp_path)
+    assert state == "stale" and "older than their source" in said
+    registry_py.write_text(registry_py.read_text(encoding="utf-8").replace(", compiled=True),)", "),)"),
+                           encoding="utf-8")
+    assert _state(tmp_path) == ("compiled", "")
+    with open(copy / "dialects" / "common.py", "a", encoding="utf-8") as f:
+        f.write("\nEDITED = True\n")
+    assert _state(tmp_path)[0] == "stale"
+
+
+def test_make_rebuilds_from_every_module_and_whenever_the_stamp_says_stale() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "NATIVE_SOURCES := $(shell find audit -name '*.py') hatch_build.py" in makefile
+    assert "_native.compiled_state())' 2>/dev/null),stale)\n$(NATIVE): FORCE" in makefile

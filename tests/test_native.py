@@ -12,6 +12,7 @@ import pytest
 
 import audit
 from audit import _native
+from audit.dialects import registry
 
 from conftest import AUDIT, FIXTURES, ROOT, SHARED
 
@@ -64,8 +65,8 @@ def test_a_start_with_the_sources_as_built_reads_and_hashes_none_of_them() -> No
 
 
 def corpus() -> list[str]:
-    paths = [FIXTURES / "rules", FIXTURES / "tda", FIXTURES / "profiles", FIXTURES / "site", FIXTURES / "fulltilt",
-             FIXTURES / "ongame", FIXTURES / "demo",
+    paths = [FIXTURES / "rules", FIXTURES / "tda", FIXTURES / "profiles",
+             *[FIXTURES / d.name for d in registry.DIALECTS if d.name != "house"], FIXTURES / "demo",
              SHARED / "cases", SHARED / "real-hands"]
     return [str(p) for p in paths if p.exists()]
 

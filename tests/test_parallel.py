@@ -22,6 +22,7 @@ import pytest
 
 from audit.check import check_paths
 from audit.errors import AuditError
+from audit.dialects.registry import file_patterns
 from audit.parallel import CheckedFiles, cut_points, plan
 from audit.profile import load_profile
 from audit.read import InputError, iter_lines, read_blocks, read_part_blocks
@@ -46,7 +47,8 @@ def run_check(paths: list[str], fmt: str, lang: str, jobs: int, chunk_bytes: int
 def joined(folder: Path, into: Path) -> Path:
     """Every log of ``folder`` in one file, as ``cat`` would join them."""
     path = into / f"{folder.name}-joined.txt"
-    path.write_bytes(b"\n\n".join(p.read_bytes() for p in sorted(folder.rglob("*.txt"))))
+    logs = sorted({p for pattern in file_patterns() for p in folder.rglob(pattern)})  # as a folder argument lists
+    path.write_bytes(b"\n\n".join(p.read_bytes() for p in logs))
     return path
 
 

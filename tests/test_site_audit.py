@@ -1,4 +1,4 @@
-"""Real online logs (shared/real-hands: PokerStars, Full Tilt, OnGame) audited under the site profile, through the
+"""Real online logs (shared/real-hands: PokerStars and every other site in the registry) audited under the site profile, through the
 CLI."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from audit.dialects import registry
 from casejudge import banned_in_clean, cases_in, describe, expectation, judge, run_check
 from conftest import AUDIT, ROOT, SHARED
 
@@ -41,9 +42,14 @@ def test_text_summary_counts_unsupported_hands() -> None:
     assert "6 hands checked in 3 files: 0 violations, 0 warnings, 6 errors" in run.stdout
 
 
-def test_full_tilt_and_ongame_hands_audit_clean_under_the_site_profile() -> None:
-    found = _findings("ongame") + _findings("fulltilt")
-    assert found == []  # no finding at any severity (tests/test_dialects.py has the rest)
+# every site dialect but PokerStars (above, whose real logs hold hands of other games too): the folder of its real
+# logs is its module's name
+OTHER_SITES = [d.module.rsplit(".", 1)[1] for d in registry.DIALECTS if d.profile == "site" and d.name != "site"]
+
+
+@pytest.mark.parametrize("folder", OTHER_SITES)
+def test_the_other_sites_hands_audit_clean_under_the_site_profile(folder: str) -> None:
+    assert _findings(folder) == []  # no finding at any severity (tests/test_dialects.py has the rest)
 
 
 # ---- RULES.md "Site logs": real hands with one change each (fixtures/site), judged through the CLI --------------

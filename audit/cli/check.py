@@ -9,7 +9,7 @@ import click
 from audit.cli.options import cli_profile, epilog, option_option, output_option, profile_option, quiet_option
 
 EXAMPLES = [
-    "# a log, a folder of logs (every *.txt in it and its sub-folders), standard input",
+    "# a log, a folder of logs (every *.txt and *.xml in it and its sub-folders), standard input",
     "audit check game.txt",
     "audit check logs/ --profile qdan",
     "zcat friday.txt.gz | audit check -",
@@ -41,8 +41,8 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
           fail_on: str, lang: str, jobs: int | None, output: str | None, quiet: bool) -> None:
     """Replay every hand in PATHS and report every rule broken (nothing is written).
 
-    PATHS are files or folders: a folder means every *.txt file in it, searched through the folders inside it
-    too; '-' is standard input (./- is a file named '-'). The text output lists the findings hand by hand, then counts them by rule, by
+    PATHS are files or folders: a folder means every *.txt file in it (and every *.xml, as Boss Media names its
+    logs), searched through the folders inside it too; '-' is standard input (./- is a file named '-'). The text output lists the findings hand by hand, then counts them by rule, by
     file and in all. On a terminal, progress (files, hands, hands per second) shows on stderr while it runs.
     """
     from audit import check as checking

@@ -159,7 +159,7 @@ HELP = """Audit five-card draw hand histories against the rules the table agreed
 
 \b
 Start with:
-  audit check game.txt                  every rule broken in a log (a folder: every *.txt in it)
+  audit check game.txt                  every rule broken in a log (a folder: every *.txt, *.xml in it)
   audit ingest logs/ --db club.duckdb   keep the hands and findings in a database
   audit report --list                   the questions the database answers
   audit explain game.txt --hand 12      a disputed hand, step by step

@@ -45,7 +45,7 @@ def param_option(f: F) -> F:
 
 # ---------------------------------------------------------------------------------------------- ingest
 INGEST_EXAMPLES = [
-    "# every *.txt of a folder, into club.duckdb (created if missing)",
+    "# every *.txt and *.xml of a folder, into club.duckdb (created if missing)",
     "audit ingest logs/ --db club.duckdb",
     "# two processes; a file already stored adds nothing, so a cron job can run this every night",
     "audit ingest /srv/uploads --db club.duckdb --workers 2 --quiet",
@@ -72,8 +72,8 @@ def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: t
            verbose: bool, quiet: bool, lake: str | None, dask: str | None, from_lake: str | None) -> None:
     """Audit PATHS and store hands, actions, pots, awards and findings in a DuckDB database.
 
-    A folder means every *.txt in it; '-' reads standard input (./- is a file named '-'). Each file goes in as
-    one transaction, keyed by the SHA-256 of its bytes: a file already in the database is skipped, and an
+    A folder means every *.txt and *.xml in it; '-' reads standard input (./- is a file named '-'). Each file goes
+    in as one transaction, keyed by the SHA-256 of its bytes: a file already in the database is skipped, and an
     interrupted run (Ctrl-C: exit 130) leaves only whole files. A file that cannot be read is reported and
     skipped (the others go in; exit 1). On a terminal, progress (files, hands, hands per second, the file being
     read) shows on stderr.

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, Generic, cast
 
+from audit.dialects.contract import B, LineCallback, RuleCallback, Token, Tokens
 from audit.model import Hand, ParseFailure
 from audit.read import RawBlock
 
@@ -34,7 +35,12 @@ CURRENCY_OF_SIGN: Final = {"$": "USD", "€": "EUR", "£": "GBP"}
 
 class LineError(Exception):
     """A line that does not read: where the reading stopped (line within the block, 1-based; column), and why
-    in plain words."""
+    in plain words.
+
+    The one rule for which line an error names: ``line`` is always the line's place in its block, and only
+    ``failure`` turns it into the file's line (``block.numbers``). A builder's callback is handed the file line
+    (for the model objects it makes) and may raise with it; ``TableParser`` puts the line's place back before the
+    error leaves the parse."""
 
     def __init__(self, line: int, column: int, what: str) -> None:
         super().__init__(what)
@@ -254,9 +260,9 @@ def terminal_patterns(lark: Lark) -> dict[str, re.Pattern[str]]:
     return {t.name: re.compile(t.pattern.to_regexp()) for t in lark.lexer_conf.terminals}
 
 
-Shifted = Callable[[Any, re.Match[str], int], object]
+Shifted = LineCallback[Any]
 """A builder's callback for a line: (builder, the match of its terminal's pattern, its file line) → a value."""
-Reduced = Callable[[Any, list[Any]], object]
+Reduced = RuleCallback[Any]
 """A builder's callback for a rule: (builder, the children's values) → a value."""
 
 
@@ -300,7 +306,7 @@ class TableParser:
         self.start = table.start_states[start]
         self.end = table.end_states[start]
 
-    def parse(self, tokens: Iterator[tuple[str, re.Match[str], int]], numbers: list[int], builder: Any) -> object:
+    def parse(self, tokens: Iterator[Token], numbers: list[int], builder: Any) -> object:
         """The start rule's value for the lines ``tokens`` yields (terminal, match, line within the block);
         ``numbers``: the file line of each line of the block. Raises ``Misplaced`` for a line out of place (and
         lets the builder's and the tokens' ``LineError`` through)."""
@@ -324,7 +330,10 @@ class TableParser:
                 if shift:
                     stack.append(arg)
                     assert m is not None
-                    values.append(self.on_line[kind](builder, m, numbers[line - 1]))
+                    try:
+                        values.append(self.on_line[kind](builder, m, numbers[line - 1]))
+                    except LineError as unreadable:  # the builder names the file line: an error names the index
+                        raise LineError(line, unreadable.column, unreadable.what) from None
                     break
                 origin, size, how = self.rules[arg]
                 if how == 2:
@@ -347,7 +356,7 @@ class TableParser:
                     break
         return values[-1]
 
-    def parse_hand(self, block: RawBlock, tokens: Iterator[tuple[str, re.Match[str], int]], builder: Any,
+    def parse_hand(self, block: RawBlock, tokens: Iterator[Token], builder: Any,
                    out_of_place: Callable[[RawBlock, Misplaced], ParseFailure]) -> Hand | ParseFailure:
         """A site dialect's block → its ``Hand`` (with the block's file and last line) or a ``ParseFailure``: a
         line out of place as ``out_of_place`` words it, an unreadable line at its column."""
@@ -358,6 +367,51 @@ class TableParser:
         except LineError as unreadable:
             return failure(block, unreadable.line, unreadable.column, unreadable.what)
         return hand._replace(file=block.file, end_line=block.end_line)
+
+
+class SiteParser(Generic[B]):
+    """A site dialect read with a grammar, whole: its grammar (``grammar/<grammar>.lark``, built by Lark when its
+    first hand is read), its lexer, a builder made for each hand (``new_builder``) with its tables of callbacks,
+    and the words for a line out of place. ``parse`` is the dialect's parse function (see ``contract``); the
+    dialect's module writes only its builder, its lexer's table and its words."""
+
+    def __init__(self, grammar: str, new_builder: Callable[[], B], on_line: Mapping[str, LineCallback[B]],
+                 on_rule: Mapping[str, RuleCallback[B]], tokens: Tokens,
+                 out_of_place: Callable[[RawBlock, Misplaced], ParseFailure], start: str = "hand") -> None:
+        self.grammar_name = grammar
+        self.new_builder = new_builder
+        self.on_line = on_line
+        self.on_rule = on_rule
+        self.tokens = tokens
+        self.out_of_place = out_of_place
+        self.start = start
+        self._grammars: dict[bool, Lark] = {}
+        self._tables: tuple[TableParser, dict[str, re.Pattern[str]]] | None = None
+
+    def grammar(self, strict: bool = False) -> Lark:
+        """The grammar's LALR tables (built once per process; ``strict=True``: conflicts are errors)."""
+        found = self._grammars.get(strict)
+        if found is None:
+            found = self._grammars[strict] = load_grammar(self.grammar_name, self.start, strict)
+        return found
+
+    def tables(self) -> tuple[TableParser, dict[str, re.Pattern[str]]]:
+        """The parser of the grammar's tables with the builder's callbacks, and the terminals' patterns."""
+        found = self._tables
+        if found is None:  # (two threads may both build it: the same tables, one kept)
+            lark = self.grammar()
+            found = self._tables = (TableParser(lark, self.start, self.on_line, self.on_rule),
+                                    terminal_patterns(lark))
+        return found
+
+    def parse(self, block: RawBlock) -> Hand | ParseFailure:
+        """A block → its ``Hand`` or a ``ParseFailure``; never raises on any text."""
+        if block.too_long:
+            return too_long_failure(block)
+        if not block.lines:
+            return failure(block, 1, 1, "empty hand")
+        parser, patterns = self.tables()
+        return parser.parse_hand(block, self.tokens(block.text(), patterns), self.new_builder(), self.out_of_place)
 
 
 def lines_of(text: str) -> Iterator[tuple[int, int, str]]:
@@ -385,12 +439,16 @@ class LineKinds:
     """
 
     def __init__(self, writer: str, first_word: dict[str, tuple[str, ...]], in_summary: dict[str, tuple[str, ...]],
-                 verbs: dict[str, tuple[str, ...]], describe: dict[str, str]) -> None:
+                 verbs: dict[str, tuple[str, ...]], describe: dict[str, str], opens_summary: frozenset[str],
+                 game_of: Callable[[str, re.Match[str]], str | None], supported: str) -> None:
         self.writer = writer
         self.first_word = first_word
         self.in_summary = {**first_word, **in_summary}
         self.verbs = verbs
         self.describe = describe
+        self.opens_summary = opens_summary
+        self.game_of = game_of
+        self.supported = supported
 
     def candidates(self, line: str, summary: bool) -> list[tuple[str, int]]:
         """``(terminal, where the verb starts or -1)`` for every terminal that might read ``line``."""
@@ -406,13 +464,12 @@ class LineKinds:
             space = end
         return found
 
-    def tokens(self, text: str, patterns: dict[str, re.Pattern[str]], opens_summary: frozenset[str],
-               game_of: Callable[[str, re.Match[str]], str | None], supported: str
-               ) -> Iterator[tuple[str, re.Match[str], int]]:
+    def tokens(self, text: str, patterns: dict[str, re.Pattern[str]]) -> Iterator[Token]:
         """One token per line (terminal, match, line within the block); ``LineError`` for a line no terminal
         reads, except in a hand of another game than ``supported`` (as ``game_of`` reads it from the line that
         names the game), where such a line is an ``OTHER`` token. A line of a terminal in ``opens_summary``
         starts the summary."""
+        opens_summary, game_of, supported = self.opens_summary, self.game_of, self.supported
         summary = False
         tolerant = False
         for line_no, pos, line in lines_of(text):

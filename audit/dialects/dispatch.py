@@ -12,7 +12,9 @@ from audit.dialects.registry import dialect
 from audit.model import Block, Hand, ParseFailure
 from audit.read import RawBlock
 
-HandParser = Callable[[RawBlock], "Hand | ParseFailure"]
+HandParser = Callable[[RawBlock], Block]
+"""A dialect's parse function (``contract.HandParser``; the house format's also reads the preamble and the
+session's end)."""
 
 _PARSERS: Final[dict[str, HandParser]] = {}
 
@@ -33,7 +35,8 @@ def hand_parser(name: str) -> HandParser | None:
 
 
 def parse_block(block: RawBlock) -> Block:
-    """A block of lines → ``Hand`` / ``Preamble`` / ``SessionEnd``, or a ``ParseFailure``; never raises."""
+    """A block of lines → ``Hand`` / ``Preamble`` / ``SessionEnd``, a ``ParseFailure``, or ``NothingHere`` (a
+    file's prologue); never raises."""
     kind = block.kind
     if kind == "house" or kind == "preamble" or kind == "session_end":
         return house.parse_house_block(block)

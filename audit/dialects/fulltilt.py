@@ -2,7 +2,7 @@
 with a ``Game``), or a ``ParseFailure`` with line, column and caret.
 
 ``grammar/fulltilt.lark`` has one terminal per kind of line; ``common.LineKinds`` cuts the lines and
-``common.TableParser`` plays the grammar's tables, calling this module's builder for each line (one builder per
+``common.SiteParser`` plays the grammar's tables, calling this module's builder for each line (one builder per
 hand). What differs from PokerStars, and how the model gets it:
 
 * the header holds the table's name and no button: the button is the later ``The button is in seat #n`` line;
@@ -16,15 +16,14 @@ hand). What differs from PokerStars, and how the model gets it:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any, Final
 
 from lark import Lark
 
 from audit.dialects.common import (
-    CURRENCY_OF_SIGN, LineKinds, Misplaced, RoundBets, TableParser, amount_of, failure, load_grammar,
-    split_cards, terminal_patterns, too_long_failure,
+    CURRENCY_OF_SIGN, LineKinds, Misplaced, RoundBets, SiteParser, amount_of, failure, split_cards,
 )
+from audit.dialects.contract import LineCallback, RuleCallback
 from audit.model import (
     Action, Collect, Dealt, Discard, Event, Game, Hand, Item, Marker, Muck, ParseFailure, Post, Seat, Show,
     StandPat, SummaryTotal, Uncalled,
@@ -156,7 +155,7 @@ class _Builder:
         return Event(line, "", "other", m.group().rstrip())
 
 
-_ON_LINE: Final = {
+_ON_LINE: Final[dict[str, LineCallback[_Builder]]] = {
     "HEADER": _Builder.header, "SEAT": _Builder.seat, "BUTTON": _Builder.button, "POST": _Builder.post,
     "ACT": _Builder.act, "DISCARDS": _Builder.discards, "STANDS_PAT": _Builder.stands_pat,
     "DRAWN": _Builder.drawn, "DEALT": _Builder.dealt, "SHOWS": _Builder.shows, "MUCKS": _Builder.mucks,
@@ -164,7 +163,12 @@ _ON_LINE: Final = {
     "EVENT": _Builder.event, "TOTAL": _Builder.total, "SUMMARY_SEAT": _Builder.summary_seat,
     "OTHER": _Builder.other,
 }
-_ON_RULE: Final = {"hand": _Builder.hand}
+_ON_RULE: Final[dict[str, RuleCallback[_Builder]]] = {"hand": _Builder.hand}
+
+
+def _game_of(kind: str, m: re.Match[str]) -> str | None:
+    return m.group("game") if kind == "HEADER" else None
+
 
 _LINE_KINDS: Final = LineKinds(
     "Full Tilt Poker",
@@ -178,24 +182,8 @@ _LINE_KINDS: Final = LineKinds(
     describe={"HEADER": "the header line", "SEAT": "a seat line", "BUTTON": "the button line",
               "MARKER": "a street line", "DEALT": "a 'Dealt to' line", "UNCALLED": "an 'Uncalled bet' line",
               "TOTAL": "the 'Total pot' line"},
+    opens_summary=frozenset(["TOTAL"]), game_of=_game_of, supported=SUPPORTED_GAME,
 )
-_OPENS_SUMMARY: Final = frozenset(["TOTAL"])
-
-
-def _game_of(kind: str, m: re.Match[str]) -> str | None:
-    return m.group("game") if kind == "HEADER" else None
-
-
-@lru_cache(maxsize=None)
-def fulltilt_grammar(strict: bool = False) -> Lark:
-    """The grammar's LALR tables (built once per process; ``strict=True``: conflicts are errors)."""
-    return load_grammar("fulltilt", "hand", strict)
-
-
-@lru_cache(maxsize=None)
-def _parser() -> tuple[TableParser, dict[str, re.Pattern[str]]]:
-    lark = fulltilt_grammar()
-    return TableParser(lark, "hand", _ON_LINE, _ON_RULE), terminal_patterns(lark)
 
 
 def _out_of_place(block: RawBlock, exc: Misplaced) -> ParseFailure:
@@ -212,9 +200,14 @@ def _out_of_place(block: RawBlock, exc: Misplaced) -> ParseFailure:
     return failure(block, exc.line, 1, what)
 
 
+_SITE: Final = SiteParser("fulltilt", _Builder, _ON_LINE, _ON_RULE, _LINE_KINDS.tokens, _out_of_place)
+
+
+def fulltilt_grammar(strict: bool = False) -> Lark:
+    """The grammar's LALR tables (built once per process; ``strict=True``: conflicts are errors)."""
+    return _SITE.grammar(strict)
+
+
 def parse_hand(block: RawBlock) -> Hand | ParseFailure:
     """A Full Tilt Poker block → ``Hand(dialect="fulltilt")`` or a ``ParseFailure``; never raises on any text."""
-    if block.too_long:
-        return too_long_failure(block)
-    parser, patterns = _parser()
-    return parser.parse_hand(block, _LINE_KINDS.tokens(block.text(), patterns, _OPENS_SUMMARY, _game_of, SUPPORTED_GAME), _Builder(), _out_of_place)
+    return _SITE.parse(block)

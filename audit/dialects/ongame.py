@@ -2,7 +2,7 @@
 ``Game``), or a ``ParseFailure`` with line, column and caret.
 
 ``grammar/ongame.lark`` has one terminal per kind of line; ``common.LineKinds`` cuts the lines and
-``common.TableParser`` plays the grammar's tables, calling this module's builder for each line (one builder per
+``common.SiteParser`` plays the grammar's tables, calling this module's builder for each line (one builder per
 hand). OnGame writes less than the model needs; the builder adds it from what the log does say, and writes no
 judgement of its own (the engine judges):
 
@@ -34,15 +34,15 @@ judgement of its own (the engine judges):
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
 from lark import Lark
 
 from audit.dialects.common import (
-    CURRENCY_OF_SIGN, LineError, LineKinds, Misplaced, RoundBets, TableParser, amount_of, cards_inside, failure,
-    load_grammar, terminal_patterns, to_amount, too_long_failure,
+    CURRENCY_OF_SIGN, LineError, LineKinds, Misplaced, RoundBets, SiteParser, amount_of, cards_inside, failure,
+    to_amount,
 )
+from audit.dialects.contract import LineCallback, RuleCallback
 from audit.model import (
     Action, Collect, Dealt, Discard, Event, Game, Hand, Item, Marker, Muck, ParseFailure, Post, Seat, Show,
     StandPat, SummaryTotal, Uncalled,
@@ -307,7 +307,7 @@ class _Builder:
         return out
 
 
-_ON_LINE: Final = {
+_ON_LINE: Final[dict[str, LineCallback[_Builder]]] = {
     "HEADER": _Builder.header, "START": _Builder.start, "TABLE": _Builder.table, "USER": _Builder.tagged,
     "BUTTON": _Builder.tagged, "PLAYERS": _Builder.tagged, "SEAT": _Builder.seat, "POST": _Builder.post,
     "DELIMITER": _Builder.nothing, "DEALING": _Builder.dealing, "DEALT": _Builder.dealt, "ACT": _Builder.act,
@@ -315,7 +315,12 @@ _ON_LINE: Final = {
     "SUMMARY": _Builder.line_number, "POT": _Builder.pot, "RAKE": _Builder.rake, "RESULT": _Builder.result,
     "END": _Builder.nothing,
 }
-_ON_RULE: Final = {"hand": _Builder.hand, "summary": _Builder.summary}
+_ON_RULE: Final[dict[str, RuleCallback[_Builder]]] = {"hand": _Builder.hand, "summary": _Builder.summary}
+
+
+def _game_of(kind: str, m: re.Match[str]) -> str | None:
+    return _GAMES.get(m.group("game"), m.group("game")) if kind == "TABLE" else None
+
 
 _LINE_KINDS: Final = LineKinds(
     "OnGame",
@@ -331,25 +336,8 @@ _LINE_KINDS: Final = LineKinds(
               "SEAT": "a seat line", "DEALT": "a 'Dealing to' line", "NEW_HAND": "a 'New hand for' line",
               "POT": "a pot line", "RAKE": "the 'Rake taken' line", "RESULT": "a summary seat line",
               "END": "the 'End of hand' line"},
+    opens_summary=frozenset(["SUMMARY"]), game_of=_game_of, supported=SUPPORTED_GAME,
 )
-_OPENS_SUMMARY: Final = frozenset(["SUMMARY"])
-
-
-def _game_of(kind: str, m: re.Match[str]) -> str | None:
-    return _GAMES.get(m.group("game"), m.group("game")) if kind == "TABLE" else None
-
-
-@lru_cache(maxsize=None)
-def ongame_grammar(strict: bool = False) -> Lark:
-    """The grammar's LALR tables (built once per process; ``strict=True``: conflicts are errors)."""
-    return load_grammar("ongame", "hand", strict)
-
-
-@lru_cache(maxsize=None)
-def _parser() -> tuple[TableParser, dict[str, re.Pattern[str]]]:
-    lark = ongame_grammar()
-    return TableParser(lark, "hand", _ON_LINE, _ON_RULE), terminal_patterns(lark)
-
 
 _HEAD: Final = ("HEADER", "START", "TABLE", "USER", "BUTTON", "PLAYERS")
 
@@ -367,9 +355,14 @@ def _out_of_place(block: RawBlock, exc: Misplaced) -> ParseFailure:
     return failure(block, exc.line, 1, what)
 
 
+_SITE: Final = SiteParser("ongame", _Builder, _ON_LINE, _ON_RULE, _LINE_KINDS.tokens, _out_of_place)
+
+
+def ongame_grammar(strict: bool = False) -> Lark:
+    """The grammar's LALR tables (built once per process; ``strict=True``: conflicts are errors)."""
+    return _SITE.grammar(strict)
+
+
 def parse_hand(block: RawBlock) -> Hand | ParseFailure:
     """An OnGame block → ``Hand(dialect="ongame")`` or a ``ParseFailure``; never raises on any text."""
-    if block.too_long:
-        return too_long_failure(block)
-    parser, patterns = _parser()
-    return parser.parse_hand(block, _LINE_KINDS.tokens(block.text(), patterns, _OPENS_SUMMARY, _game_of, SUPPORTED_GAME), _Builder(), _out_of_place)
+    return _SITE.parse(block)

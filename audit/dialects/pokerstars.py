@@ -3,7 +3,7 @@ a ``Hand`` (``dialect="site"``, with a ``Game``), or a ``ParseFailure`` with lin
 
 ``grammar/pokerstars.lark`` has one terminal per kind of line; the lexer below yields one token per line after
 matching only the terminal that the line's first words point at (the others only if that fails), and
-``common.TableParser`` plays the grammar's LALR tables over the tokens, calling the builder's method for each
+``common.SiteParser`` plays the grammar's LALR tables over the tokens, calling the builder's method for each
 line as it is shifted (no parse tree). The patterns carry named groups, which the builder reads from the
 line's match: one regular-expression match per line in all. The builder is made for each hand: two threads may
 parse at once.
@@ -36,15 +36,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any, Final
 
 from lark import Lark
 
 from audit.dialects.common import (
-    CURRENCY_OF_SIGN, LineError, Misplaced, TableParser, amount_of, diagnose_whole, failure, lines_of,
-    load_grammar, split_cards, terminal_patterns, to_amount, too_long_failure, viable_prefix, word_start,
+    CURRENCY_OF_SIGN, LineError, Misplaced, SiteParser, amount_of, diagnose_whole, failure, lines_of,
+    split_cards, to_amount, viable_prefix, word_start,
 )
+from audit.dialects.contract import LineCallback, RuleCallback, Token
 from audit.model import (
     Action, Collect, Dealt, Discard, Event, Game, Hand, Item, Marker, Muck, ParseFailure, Post, Seat, Show,
     StandPat, SummaryTotal, Uncalled,
@@ -171,14 +171,14 @@ class _Builder:
         return Event(line, "", "other", m.group().rstrip())
 
 
-_ON_LINE: Final = {
+_ON_LINE: Final[dict[str, LineCallback[_Builder]]] = {
     "HEADER": _Builder.header, "TABLE": _Builder.table, "SEAT": _Builder.seat, "POST": _Builder.post,
     "ACT": _Builder.act, "DISCARDS": _Builder.discards, "STANDS_PAT": _Builder.stands_pat, "DEALT": _Builder.dealt,
     "SHOWS": _Builder.shows, "MUCKS": _Builder.mucks, "COLLECTED": _Builder.collected,
     "UNCALLED": _Builder.uncalled, "MARKER": _Builder.marker, "EVENT": _Builder.event, "SAID": _Builder.said,
     "TOTAL": _Builder.total, "SUMMARY_SEAT": _Builder.summary_seat, "OTHER": _Builder.other,
 }
-_ON_RULE: Final = {"hand": _Builder.hand}
+_ON_RULE: Final[dict[str, RuleCallback[_Builder]]] = {"hand": _Builder.hand}
 
 # Candidate terminals from a line's first word; a line that starts with a player's name is dispatched on the
 # verb after the first ": " that is followed by a known verb (names may hold spaces, even ": "); a line without
@@ -272,7 +272,7 @@ def _diagnose(line: str, first_word: dict[str, str], patterns: dict[str, re.Patt
     return 1, "cannot read this line: it is not a line of the site's hand histories"
 
 
-def _tokens(text: str, patterns: dict[str, re.Pattern[str]]) -> Iterator[tuple[str, re.Match[str], int]]:
+def _tokens(text: str, patterns: dict[str, re.Pattern[str]]) -> Iterator[Token]:
     """One token per line; the terminal's pattern (from the grammar file) must match the whole line.
 
     In a hand of another game than 5 Card Draw (read from the header line), a line that no candidate reads is
@@ -303,18 +303,6 @@ def _tokens(text: str, patterns: dict[str, re.Pattern[str]]) -> Iterator[tuple[s
         yield name, m, line_no
 
 
-@lru_cache(maxsize=None)
-def pokerstars_grammar(strict: bool = False) -> Lark:
-    """The grammar's LALR tables (built once per process; ``strict=True``: conflicts are errors)."""
-    return load_grammar("pokerstars", "hand", strict)
-
-
-@lru_cache(maxsize=None)
-def _parser() -> tuple[TableParser, dict[str, re.Pattern[str]]]:
-    lark = pokerstars_grammar()
-    return TableParser(lark, "hand", _ON_LINE, _ON_RULE), terminal_patterns(lark)
-
-
 _TOKEN_NAMES: Final = {**_LINE_KINDS, "SUMMARY_SEAT": "a summary seat line", "$END": "the end of the hand"}
 
 
@@ -333,11 +321,14 @@ def _out_of_place(block: RawBlock, exc: Misplaced) -> ParseFailure:
     return failure(block, exc.line, 1, what)
 
 
+_SITE: Final = SiteParser("pokerstars", _Builder, _ON_LINE, _ON_RULE, _tokens, _out_of_place)
+
+
+def pokerstars_grammar(strict: bool = False) -> Lark:
+    """The grammar's LALR tables (built once per process; ``strict=True``: conflicts are errors)."""
+    return _SITE.grammar(strict)
+
+
 def parse_hand(block: RawBlock) -> Hand | ParseFailure:
     """A PokerStars block → ``Hand(dialect="site")`` or a ``ParseFailure``; never raises on any text."""
-    if block.too_long:
-        return too_long_failure(block)
-    if not block.lines:
-        return failure(block, 1, 1, "empty hand")
-    parser, patterns = _parser()
-    return parser.parse_hand(block, _tokens(block.text(), patterns), _Builder(), _out_of_place)
+    return _SITE.parse(block)
