@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from audit.errors import ProfileError
 from audit.findings import Finding, parse_finding, said_finding
-from audit.model import Block, Hand, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
+from audit.model import Block, CardsLine, Hand, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
 from audit.dialects.dispatch import parse_block
 from audit.dialects.registry import default_profile
 from audit.profile import Profile, load_profile
@@ -57,6 +57,7 @@ class FileContext:
     profile: Profile
     session: SessionTracker | None = None
     notices: list[str] | None = None  # where to say that the file's own Profile: line overrode --option
+    shown_only: bool = False  # ``Cards: shown``: the hands show only the cards turned face up (a live table)
 
 
 def audit_file(path: str, profile: Profile | None = None, steps: bool = False,
@@ -121,6 +122,9 @@ def _apply_preamble(pre: Preamble, ctx: FileContext, file: str) -> None:
         if type(item) is SessionLine:
             new_session = item.name
             profile = ctx.default_profile
+            ctx.shown_only = False
+        elif type(item) is CardsLine:
+            ctx.shown_only = item.shown_only
         elif type(item) is ProfileLine:
             try:
                 profile = load_profile(item.name)
@@ -153,6 +157,8 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
     tracker = ctx.session
     session = tracker.name if tracker else None
     profile = ctx.profile
+    if ctx.shown_only and hand.shows_all_cards:  # judged as a site's hidden hands are (FORMAT.md, v1.1)
+        hand = hand._replace(shows_all_cards=False)
     dialect_profile = default_profile(hand.dialect)  # a site's hands: its profile, whatever the file said
     if dialect_profile is not None:
         profile = load_profile(dialect_profile)
