@@ -158,8 +158,7 @@ def check_redeal(st: HandState, redeal: bool) -> Finding | None:
     which nobody bet ends in a redeal; any other hand must not."""
     prof = st.profile
     first = st.rounds.get("first")
-    everyone_checked = first is not None and not first.any_bet and not st.folded
-    required = everyone_checked and (prof.all_check_redeal or prof.openers_jacks) and not st.points_mode
+    required = redeal_due(st)
     line = first.end_line if first is not None and first.end_line else st.hand.end_line
     if redeal and not required:
         return finding(st, Rule.REDEAL, st.redeal_line, "not_required", expected="play on", actual="redeal",
@@ -168,6 +167,15 @@ def check_redeal(st: HandState, redeal: bool) -> Finding | None:
         return finding(st, Rule.REDEAL, line, "nobody_opened" if prof.openers_jacks else "everyone_checked",
                        expected="redeal", actual="play went on", street="first")
     return None
+
+
+def redeal_due(st: HandState) -> bool:
+    """Whether the hand must end in a redeal (what is legal now): a first round in which nobody bet or folded,
+    under ``all-check = redeal`` or ``openers = jacks``."""
+    prof = st.profile
+    first = st.rounds.get("first")
+    everyone_checked = first is not None and not first.any_bet and not st.folded
+    return everyone_checked and (prof.all_check_redeal or prof.openers_jacks) and not st.points_mode
 
 
 def check_uncalled(st: HandState, due: dict[str, int]) -> list[Finding] | None:
