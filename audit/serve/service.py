@@ -120,6 +120,11 @@ class Service:
         assert self._threads is not None
         return await asyncio.get_running_loop().run_in_executor(self._threads, work, *args)
 
+    async def write(self, job: Callable[[Any], T]) -> T:
+        """Run ``job(cursor)`` on the one writer thread (a whole transaction) and wait for it."""
+        assert self._writer is not None
+        return await self._writer.run(job)
+
     async def audit(self, work: Callable[..., T], *args: Any) -> T:
         """Run an audit in the audit pool (threads, or worker processes)."""
         assert self._pool is not None
