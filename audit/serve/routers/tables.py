@@ -21,14 +21,15 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from audit.live import EntryError, Table, TableConfig, TableError
-from audit.serve.deps import api_club, get_service
+from audit.serve.deps import api_club, get_service, page_club
 from audit.serve.models import Problem, errors
 from audit.serve.service import Service
 
 if TYPE_CHECKING:  # pragma: no cover
     import duckdb
 
-router = APIRouter(prefix="/api/v1/tables", tags=["tables"])
+router = APIRouter()
+API = "/api/v1/tables"
 
 LIVE_TABLES = (
     "CREATE TABLE IF NOT EXISTS live_tables (club VARCHAR NOT NULL, table_id VARCHAR NOT NULL, "
@@ -303,7 +304,7 @@ async def close_table(tables: Tables, club: str, table_id: str, version: object)
 
 
 # ------------------------------------------------------------------------------------------ the routes
-@router.post("", status_code=201, responses=refusals(400, 401, 403))
+@router.post(API, tags=["tables"], status_code=201, responses=refusals(400, 401, 403))
 async def create(request: Request, club: str = Depends(api_club)) -> JSONResponse:
     """Open a table: `{"name", "profile", "options": {}, "seats": [{"seat", "player", "chips"}], "button"}`
     (and `small_blind` for the three blinds of stripped32) → 201 `{"id", "state"}`."""
@@ -312,7 +313,7 @@ async def create(request: Request, club: str = Depends(api_club)) -> JSONRespons
     return JSONResponse({"id": table_id, "state": state_of(table_id, held)}, status_code=201)
 
 
-@router.get("", responses=refusals(401, 403))
+@router.get(API, tags=["tables"], responses=refusals(401, 403))
 async def listed(request: Request, club: str = Depends(api_club)) -> list[dict[str, Any]]:
     """The club's tables, newest first."""
     tables = tables_of(request)
@@ -320,7 +321,7 @@ async def listed(request: Request, club: str = Depends(api_club)) -> list[dict[s
     return await tables.service.in_thread(_list_tables, tables.service, club)
 
 
-@router.get("/{table_id}", responses=refusals(401, 403, 404))
+@router.get(API + "/{table_id}", tags=["tables"], responses=refusals(401, 403, 404))
 async def show(request: Request, table_id: str, club: str = Depends(api_club)) -> dict[str, Any]:
     """The table's state: the hand, the street, whose turn (`to_act`), what that player may do (`allowed`), the
     stacks, the bets, the pots, the findings so far, and the `version` an entry must be made on."""
@@ -328,7 +329,7 @@ async def show(request: Request, table_id: str, club: str = Depends(api_club)) -
     return state_of(table_id, held)
 
 
-@router.post("/{table_id}/events", responses=refusals(400, 401, 403, 404, 409))
+@router.post(API + "/{table_id}/events", tags=["tables"], responses=refusals(400, 401, 403, 404, 409))
 async def event(request: Request, table_id: str, club: str = Depends(api_club)) -> dict[str, Any]:
     """One entry: `{"player", "action", "to"?, "count"?, "cards"?, "version"?}` → the new `state`, the `findings`
     this entry made, and `stored` (the uploads of a hand it ended). 400 only for an entry that cannot be
@@ -338,14 +339,14 @@ async def event(request: Request, table_id: str, club: str = Depends(api_club)) 
     return {"state": state_of(table_id, held), "findings": [f.as_dict() for f in findings], "stored": stored}
 
 
-@router.post("/{table_id}/undo", responses=refusals(401, 403, 404, 409))
+@router.post(API + "/{table_id}/undo", tags=["tables"], responses=refusals(401, 403, 404, 409))
 async def undo(request: Request, table_id: str, club: str = Depends(api_club)) -> dict[str, Any]:
     """Take back the last entry of the hand in play → the state before it."""
     held = await undo_entry(tables_of(request), club, table_id, await version_in(request))
     return state_of(table_id, held)
 
 
-@router.post("/{table_id}/close", responses=refusals(401, 403, 404, 409))
+@router.post(API + "/{table_id}/close", tags=["tables"], responses=refusals(401, 403, 404, 409))
 async def close(request: Request, table_id: str, club: str = Depends(api_club)) -> dict[str, Any]:
     """End the session: the standings written, the session's rules judged → the session's verdict."""
     held, verdict = await close_table(tables_of(request), club, table_id, await version_in(request))
@@ -353,8 +354,234 @@ async def close(request: Request, table_id: str, club: str = Depends(api_club)) 
     return verdict
 
 
-@router.get("/{table_id}/log", response_class=PlainTextResponse, responses=refusals(401, 403, 404))
+@router.get(API + "/{table_id}/log", tags=["tables"], response_class=PlainTextResponse, responses=refusals(401, 403, 404))
 async def log_text(request: Request, table_id: str, club: str = Depends(api_club)) -> PlainTextResponse:
     """The house-format text so far (`Cards: shown`)."""
     held = await tables_of(request).get(club, table_id)
     return PlainTextResponse(held.table.log())
+
+
+# ------------------------------------------------------------------------------------------ the pages
+# ``/tables`` and ``/tables/{id}``: plain HTML forms (the service's pages use no script), phone first; every
+# action one tap on a button whose value says the action and its amount.
+PROFILES_AT_TABLE = ("home-open", "qdan", "stripped32")
+SEAT_ROWS = 6
+
+
+def _lang(request: Request) -> str:
+    from audit.serve.routers.pages import lang_of
+
+    return lang_of(request)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    try:
+        form = await request.form(max_files=0, max_fields=60)
+    except Exception:
+        return {}
+    return {k: str(v) for k, v in form.items()}
+
+
+@router.get("/static/table.css", include_in_schema=False)
+def table_stylesheet() -> Any:
+    from pathlib import Path
+
+    from fastapi.responses import FileResponse
+
+    return FileResponse(Path(__file__).resolve().parent.parent / "static" / "table.css", media_type="text/css",
+                        headers={"Cache-Control": "max-age=3600"})
+
+
+@router.get("/tables", include_in_schema=False)
+async def tables_page(request: Request, club: str = Depends(page_club)) -> Any:
+    return await _tables_page(request, club)
+
+
+async def _tables_page(request: Request, club: str, problem: str | None = None, status: int = 200,
+                       given: dict[str, str] | None = None) -> Any:
+    from audit.serve.routers.pages import render
+    from audit.words import say
+
+    lang = _lang(request)
+    tables = tables_of(request)
+    await tables.ensure_tables()
+    listed = await tables.service.in_thread(_list_tables, tables.service, club)
+    return render(request, "tables.html", say("table.title", lang), status, club=club, tables=listed,
+                  profiles=PROFILES_AT_TABLE, rows=range(1, SEAT_ROWS + 1), problem=problem, given=given or {})
+
+
+@router.post("/tables", include_in_schema=False)
+async def tables_open(request: Request, club: str = Depends(page_club)) -> Any:
+    from fastapi.responses import RedirectResponse
+
+    form = await _form(request)
+    seats = []
+    for i in range(1, SEAT_ROWS + 1):
+        player = form.get(f"player{i}", "").strip()
+        if player:
+            chips = form.get(f"chips{i}", "").strip()
+            seats.append({"seat": i, "player": player, "chips": int(chips) if chips.isdigit() else chips})
+    body: dict[str, Any] = {"name": form.get("name", ""), "profile": form.get("profile", "home-open"),
+                            "seats": seats, "options": {}}
+    for key in ("button", "small_blind"):
+        value = form.get(key, "").strip()
+        if value:
+            body[key] = int(value) if value.isdigit() else value
+    try:
+        table_id, _ = await open_table(tables_of(request), club, body)
+    except HTTPException as exc:
+        return await _tables_page(request, club, str(exc.detail), 400, form)
+    return RedirectResponse(f"/tables/{table_id}?lang={_lang(request)}", status_code=303)
+
+
+@router.get("/tables/{table_id}", include_in_schema=False)
+async def table_page(request: Request, table_id: str, club: str = Depends(page_club)) -> Any:
+    return await _table_page(request, club, table_id)
+
+
+async def _table_page(request: Request, club: str, table_id: str, problem: str | None = None,
+                      status: int = 200, verdict: dict[str, Any] | None = None) -> Any:
+    from audit.serve.disputes import finding_sentence
+    from audit.serve.routers.pages import message_page, render
+    from audit.words import say
+
+    lang = _lang(request)
+    try:
+        held = await tables_of(request).get(club, table_id)
+    except HTTPException:
+        return message_page(request, 404, "serve.not_found")
+    state = state_of(table_id, held)
+    if held.table.closed and verdict is None:
+        verdict = held.table.verdict()
+    view = table_view(state, lang)
+    view["warnings"] = [finding_sentence(f, lang) for f in state["findings"]]
+    last = state.get("last_hand")
+    if last:
+        view["last_warnings"] = [finding_sentence(f, lang) for f in last["findings"]]
+    title = f"{held.table.config.name} · {say('table.nav', lang)}"
+    return render(request, "table.html", title, status, club=club, state=state, view=view, table_id=table_id,
+                  problem=problem, verdict=verdict)
+
+
+def pot_name(name: str, lang: str) -> str:
+    from audit.words import say
+
+    if name == "main":
+        return say("table.main_pot", lang)
+    if name.startswith("side-"):
+        return say("table.side_pot", lang, n=int(name[5:]))
+    return say("table.the_pot", lang)
+
+
+def table_view(state: dict[str, Any], lang: str) -> dict[str, Any]:
+    """What the page shows beyond the state: the buttons with their amounts, the pots as bars."""
+    from audit.words import say
+
+    allowed = state["allowed"]
+    view: dict[str, Any] = {"buttons": [], "amounts": [], "draws": [], "pots": [], "show": False}
+    actions = allowed["actions"]
+    for a in ("fold", "check"):
+        if a in actions:
+            view["buttons"].append((a, say("table." + a, lang)))
+    if "call" in actions:
+        owed = min(allowed["to_call"], state["stacks"].get(state["to_act"], 0)) or allowed["to_call"]
+        view["buttons"].append(("call", say("table.call", lang, amount=owed)))
+    verb = "bet" if "bet" in actions else "raise" if "raise" in actions else None
+    if verb is not None:
+        low, high = allowed["min_to"], allowed["max_to"]
+        pot = sum(p["amount"] for p in state["pots"])
+        top = max(state["bets"].values(), default=0)
+        owed = allowed["to_call"]
+        choices = [("minimum", low), ("half_pot", top + (pot + owed) // 2), ("pot", top + pot + owed),
+                   ("all_in", high)]
+        seen: set[int] = set()
+        for word, amount in choices:
+            amount = max(low, min(high, amount))
+            if amount in seen or amount <= 0:
+                continue
+            seen.add(amount)
+            label = say("table.bet_to" if verb == "bet" else "table.raise_to", lang, amount=amount)
+            view["amounts"].append((f"{verb}:{amount}", label, say("table." + word, lang)))
+        view["verb"] = verb
+        view["low"], view["high"] = low, high
+    if "draw" in actions:
+        view["draws"].append(("stand-pat", say("table.stand_pat", lang)))
+        for n in range(1, allowed["draw_max"] + 1):
+            view["draws"].append((f"draw:{n}", say("table.draw", lang, n=n)))
+    view["show"] = "show" in actions
+    largest = max([p["amount"] for p in state["pots"]] + [1])
+    for i, p in enumerate(state["pots"]):
+        view["pots"].append({"name": pot_name(p["name"], lang), "amount": p["amount"], "main": i == 0,
+                             "width": round(10 * p["amount"] / largest), "eligible": p["eligible"]})
+    last = state.get("last_hand")
+    if last:
+        view["collects"] = [say("table.collects", lang, player=w, amount=a, pot=pot_name(p["name"], lang))
+                            for p in last["pots"] for w, a in p["awards"].items()]
+    view["street"] = say("table.street_" + state["street"], lang) if state["street"] in STREETS else state["street"]
+    return view
+
+
+STREETS = frozenset({"pre", "deal", "first", "draw", "second", "showdown", "summary", "over", "closed"})
+
+
+def entry_of_form(form: dict[str, str]) -> dict[str, Any]:
+    """A page's form as an API entry: the button's ``act`` (``raise:12``, ``draw:3``, ``show`` ...), the
+    player, the version it was made on, the amount or cards typed."""
+    act = form.get("act", "")
+    action, _, amount = act.partition(":")
+    entry: dict[str, Any] = {"player": form.get("player", ""), "action": action}
+    if action == "other":
+        entry["action"] = form.get("verb", "")
+        amount = form.get("to", "").strip()
+    if entry["action"] in ("bet", "raise"):
+        entry["to"] = int(amount) if amount.isdigit() else amount
+    elif action == "draw":
+        entry["count"] = int(amount) if amount.isdigit() else amount
+    elif action == "show":
+        entry["cards"] = form.get("cards", "")
+    version = form.get("version", "")
+    if version.isdigit():
+        entry["version"] = int(version)
+    return entry
+
+
+@router.post("/tables/{table_id}", include_in_schema=False)
+async def table_entry(request: Request, table_id: str, club: str = Depends(page_club)) -> Any:
+    from fastapi.responses import RedirectResponse
+    from audit.words import say
+
+    form = await _form(request)
+    lang = _lang(request)
+    try:
+        await add_entry(tables_of(request), club, table_id, entry_of_form(form))
+    except HTTPException as exc:
+        if exc.status_code == 404:
+            raise
+        problem = say("table.stale", lang) if exc.status_code == 409 and "version" in str(exc.detail) \
+            else str(exc.detail)
+        return await _table_page(request, club, table_id, problem, exc.status_code)
+    return RedirectResponse(f"/tables/{table_id}?lang={lang}", status_code=303)
+
+
+@router.post("/tables/{table_id}/undo", include_in_schema=False)
+async def table_undo(request: Request, table_id: str, club: str = Depends(page_club)) -> Any:
+    from fastapi.responses import RedirectResponse
+
+    form = await _form(request)
+    version = int(form["version"]) if form.get("version", "").isdigit() else None
+    try:
+        await undo_entry(tables_of(request), club, table_id, version)
+    except HTTPException as exc:
+        return await _table_page(request, club, table_id, str(exc.detail), exc.status_code)
+    return RedirectResponse(f"/tables/{table_id}?lang={_lang(request)}", status_code=303)
+
+
+@router.post("/tables/{table_id}/close", include_in_schema=False)
+async def table_close(request: Request, table_id: str, club: str = Depends(page_club)) -> Any:
+    form = await _form(request)
+    version = int(form["version"]) if form.get("version", "").isdigit() else None
+    try:
+        _, verdict = await close_table(tables_of(request), club, table_id, version)
+    except HTTPException as exc:
+        return await _table_page(request, club, table_id, str(exc.detail), exc.status_code)
+    return await _table_page(request, club, table_id, verdict=verdict)
