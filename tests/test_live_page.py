@@ -14,9 +14,11 @@ from servehelp import LiveServer
 PHONE = {"width": 390, "height": 844}
 WORDS = {
     "en": {"turn": "{p} to act", "warn": "Beto raised to 3", "collects": "Ana collects 5 from the pot",
-           "counts": "1 hand · 0 violations", "verdict": "1 hand with nothing to correct"},
+           "counts": "1 hand · 0 violations", "verdict": "1 hand with nothing to correct",
+           "clean": "Every rule was kept."},
     "es": {"turn": "Le toca a {p}", "warn": "Beto subió hasta 3", "collects": "Ana se lleva 5 del bote",
-           "counts": "1 mano · 0 infracciones", "verdict": "1 mano sin nada que corregir"},
+           "counts": "1 mano · 0 infracciones", "verdict": "1 mano sin nada que corregir",
+           "clean": "Se cumplieron todas las reglas."},
 }
 
 
@@ -74,6 +76,9 @@ def test_a_hand_of_three_to_a_split_pot_on_a_phone(browser: Any, server: LiveSer
         done = page.locator("#last-hand").inner_text()
         assert words["collects"] in done
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        page.locator("form.close button").click()  # the session ends: its verdict, and the hand is stored
+        page.wait_for_load_state()
+        assert words["clean"] in page.locator("#verdict").inner_text()
         page.locator("#last-hand a").click()
         page.wait_for_load_state()
         item = page.locator("li.upload-item", has_text=f"Casa {lang}")

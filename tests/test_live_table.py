@@ -161,6 +161,27 @@ def test_a_hand_of_three_to_a_split_pot_is_settled_by_the_profile() -> None:
     assert "Ana collected 8 from pot\nBeto collected 7 from pot" in t.log()
 
 
+def test_a_wrong_odd_chip_claimed_is_flagged_at_once_and_can_be_taken_back() -> None:
+    t = open_table()
+    enter(t, ("Ana", "bet", 4), ("Beto", "call"), ("Carla", "call"), ("Ana", "draw", 2), ("Beto", "stand-pat"),
+          ("Carla", "draw", 1), ("Ana", "check"), ("Beto", "check"), ("Carla", "check"),
+          ("Ana", "show", "Kc Kd 7s 7h 2c"), ("Beto", "show", "Ks Kh 7c 7d 2d"), ("Carla", "muck"))
+    assert t.state()["may_collect"] and t.final_hands() == []
+    # the host says Beto took the odd chip: 8 of 15, Ana 7
+    t.apply({"player": "Beto", "action": "collect", "to": 8})
+    found = t.apply({"player": "Ana", "action": "collect", "to": 7})
+    assert [f.rule for f in found] == ["ODD_CHIP"]
+    assert "Beto collected 8 from pot\nAna collected 7 from pot" in t.log()
+    assert t.state()["stacks"]["Beto"] == 8 + 100 - 5 - 1  # the next hand's stacks (after its ante) follow the claims
+    t.undo()
+    t.undo()
+    assert t.hands[-1].findings == [] and "Ana collected 8 from pot" in t.log()
+    enter(t, ("Ana", "check"))
+    assert [f.number for f in t.final_hands()] == [1]
+    with pytest.raises(EntryError):  # the next hand has begun: hand 1 is stored as it is
+        t.apply({"player": "Ana", "action": "collect", "to": 7})
+
+
 def test_undo_takes_back_the_last_entry_of_the_hand() -> None:
     t = open_table()
     enter(t, ("Ana", "bet", 6), ("Beto", "raise", 8))

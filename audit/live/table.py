@@ -39,8 +39,9 @@ from audit.profile import Profile, load_profile
 from audit.dialects.dispatch import parse_block
 from audit.read import read_text_blocks
 
-ACTIONS: Final = ("fold", "check", "call", "bet", "raise", "draw", "stand-pat", "show", "muck")
-"""What the host may enter (INTERFACE.md, "The live table")."""
+ACTIONS: Final = ("fold", "check", "call", "bet", "raise", "draw", "stand-pat", "show", "muck", "collect")
+"""What the host may enter (INTERFACE.md, "The live table"; ``collect``: the host's own claim of who took what,
+right after a hand ends)."""
 
 NAME: Final = re.compile(r"^[\w\-.']+$")
 CARD: Final = re.compile(r"^(?:([2-9TJQKA]|10)([cdhs])|Jk)$")
@@ -159,6 +160,9 @@ class FinishedHand:
     result: HandResult
     entries: int  # how many entries it took
     redeal: bool
+    before_settling: _HandInPlay | None = None  # the hand as it was when the table settled it
+    claims: tuple[tuple[str, int], ...] = ()  # the host's ``collect`` entries, in order
+    claims_from: int = -1  # the index of the first of them in ``Table.entries``
 
 
 class Table:
@@ -170,6 +174,7 @@ class Table:
         self.entries: list[dict[str, Any]] = []
         self.hands: list[FinishedHand] = []
         self.closed = False
+        self.claims_open = False  # the last hand played out takes the host's ``collect`` claims
         self.standings: list[tuple[int, str, int]] = []
         self.file = f"table-{config.session}.txt"
         stacks = {p: c for _, p, c in config.seats}
@@ -269,8 +274,6 @@ class Table:
         understood, ``TableError`` when the table takes no entry (closed, or the session is over)."""
         if self.closed:
             raise TableError("the table is closed")
-        if self.hand is None:
-            raise TableError("the session is over: close the table")
         if len(self.entries) >= MAX_ENTRIES:
             raise TableError("this session has too many entries")
         if not isinstance(entry, dict):
@@ -279,18 +282,50 @@ class Table:
         player = entry.get("player")
         if action not in ACTIONS:
             raise EntryError(f"action: one of {', '.join(ACTIONS)}")
+        clean: dict[str, Any] = {k: entry[k] for k in ("player", "action", "to", "count", "cards", "at") if k in entry}
+        if action == "collect":
+            return self._claim(player, entry, clean)
+        if self.hand is None:
+            raise TableError("the session is over: close the table")
         if not isinstance(player, str) or player not in self.hand.stacks:
             raise EntryError("player: one of the players dealt in this hand")
         st, _ = self.engine_state()
         line = self._line(st, player, str(action), entry)
-        clean: dict[str, Any] = {k: entry[k] for k in ("player", "action", "to", "count", "cards", "at") if k in entry}
         h = self.hand
+        before = list(st.findings)
         h.lines.append(line)
-        line_no = (self._played_text() + "\n" + self._hand_text(h)).count("\n")
         self.entries.append(clean)
+        self.claims_open = False
         when = str(entry.get("at") or h.started_at)
         self._advance(when)
-        return [f for f in self.findings_of_entry(h.number) if f.line >= line_no]
+        return new_findings(before, self.findings_of_entry(h.number))
+
+    def _claim(self, player: object, entry: dict[str, Any], clean: dict[str, Any]) -> list[Finding]:
+        """``collect``: the host says ``player`` took ``to`` chips of the hand just played out. The table's own
+        payout of that hand gives way to the host's claims, judged at once (``ODD_CHIP``, ``POT_WINNER`` ...);
+        the next hand is dealt again from the stacks the claims leave."""
+        if not self.claims_open or not self.hands or self.hands[-1].redeal:
+            raise EntryError("collect: only right after a hand is played out, before the next hand's first entry")
+        last = self.hands[-1]
+        assert last.before_settling is not None
+        if not isinstance(player, str) or player not in last.before_settling.stacks:
+            raise EntryError("player: one of the players dealt in the hand just played")
+        to = entry.get("to")
+        if type(to) is not int or not 0 < to < MAX_CHIPS:
+            raise EntryError("to: the chips the player collected, a whole number above 0")
+        self.hands.pop()
+        claims_from = last.claims_from if last.claims else len(self.entries)
+        self.entries.append(clean)
+        h = last.before_settling
+        self.hand = _HandInPlay(h.number, h.button, dict(h.stacks), h.seat_of, h.carried, h.started_at,
+                                list(h.lines), h.first_entry)
+        self._settle(self.engine_state()[0], str(entry.get("at") or h.started_at),
+                     last.claims + ((player, to),), claims_from)
+        return new_findings(last.findings, self.hands[-1].findings)
+
+    def final_hands(self) -> list[FinishedHand]:
+        """The hands played out that no claim can change any more (the ones to store as uploads)."""
+        return self.hands[:-1] if self.claims_open and not self.closed else list(self.hands)
 
     def findings_of_entry(self, number: int) -> list[Finding]:
         """The findings of hand ``number`` (finished, or in play) so far."""
@@ -371,17 +406,24 @@ class Table:
             else:
                 return
 
-    def _settle(self, st: HandState, when: str) -> None:
-        """The end of the hand: uncalled bets back, each pot to its winners (the engine's settlement), the hand
-        stored and audited with the session; the next hand dealt (button moved, stacks carried)."""
+    def _settle(self, st: HandState, when: str, claims: tuple[tuple[str, int], ...] = (),
+                claims_from: int = -1) -> None:
+        """The end of the hand: uncalled bets back, each pot to its winners (the engine's settlement, or the
+        host's ``claims``), the hand audited with the session; the next hand dealt (button moved, stacks
+        carried)."""
         h = self.hand
         assert h is not None
+        snapshot = _HandInPlay(h.number, h.button, dict(h.stacks), h.seat_of, h.carried, h.started_at,
+                               list(h.lines), h.first_entry)
         result = finish(st)
         if not result.redeal:
             for p, amount in st.returned_due.items():
                 if amount > 0:
                     h.lines.append(f"Uncalled bet ({amount}) returned to {p}")
-            for pot in result.pots:
+            where = "pot" if len(result.pots) <= 1 else "main pot"
+            for p, amount in claims:
+                h.lines.append(f"{p} collected {amount} from {where}")
+            for pot in result.pots if not claims else []:
                 name = str(pot["name"])
                 where = "pot" if name == "pot" else "main pot" if name == "main" else "side pot-" + name[5:]
                 for p in st.order:
@@ -394,9 +436,10 @@ class Table:
         last: Audited = audited[-1]
         assert last.result is not None
         played = FinishedHand(h.number, text, last.findings, last.result, len(self.entries) - h.first_entry,
-                              last.result.redeal)
+                              last.result.redeal, snapshot, claims, claims_from)
         self.hands.append(played)
         self.hand = None
+        self.claims_open = not played.redeal
         counted = sum(1 for f in self.hands if not f.redeal)
         limit = self.profile.session_hands
         stacks = dict(last.result.end_stacks)
@@ -407,14 +450,20 @@ class Table:
         button = next_button(h.button, sorted(seat_of[p] for p in players), played.redeal)
         assert button is not None
         carried = last.result.pot_total if played.redeal else 0
-        self._deal(h.number + 1, button, stacks, carried, when, len(self.entries))
+        self._deal(h.number + 1, button, stacks, carried, when, claims_from if claims else len(self.entries))
 
     def undo(self) -> None:
-        """Take back the last entry of the hand in play (a finished hand stays as stored)."""
+        """Take back the last entry of the hand in play, or the last ``collect`` claim of the hand just played
+        out (a hand stored stays as stored)."""
         if self.closed:
             raise TableError("the table is closed")
         h = self.hand
-        first = h.first_entry if h is not None else len(self.entries)
+        if h is not None:
+            first = h.first_entry
+        elif self.claims_open and self.hands and self.hands[-1].claims:
+            first = self.hands[-1].claims_from
+        else:
+            first = len(self.entries)
         if len(self.entries) <= first:
             raise TableError("there is no entry to take back in this hand")
         rebuilt = Table.replay(self.config, self.entries[:-1])
@@ -422,7 +471,8 @@ class Table:
 
     def close(self) -> dict[str, Any]:
         """End the session: the standings written and the session's rules judged; the session's verdict."""
-        if self.hand is not None and len(self.entries) > self.hand.first_entry and not self.closed:
+        in_play = self.entries[self.hand.first_entry:] if self.hand is not None else []
+        if any(e.get("action") != "collect" for e in in_play) and not self.closed:
             raise TableError("a hand is in play: finish it, or take back its entries, before closing the table")
         balances = {p: c for _, p, c in self.config.seats}
         for f in self.hands:
@@ -459,7 +509,8 @@ class Table:
         """``{"hand", "street", "to_act", "allowed", "stacks", "bets", "pots", "findings"}`` and more: the button,
         the seats, the hands played, the checks a hand with only the cards shown cannot make."""
         base: dict[str, Any] = {"name": self.config.name, "profile": self.config.profile, "closed": self.closed,
-                                "hands_played": len(self.hands), "entries": len(self.entries)}
+                                "hands_played": len(self.hands), "entries": len(self.entries),
+                                "may_collect": self.claims_open and not self.closed}
         last = self.hands[-1] if self.hands else None
         base["last_hand"] = None if last is None else {
             "hand": str(last.number), "redeal": last.redeal,
@@ -491,6 +542,22 @@ class Table:
             "unchecked": list(checks_not_made(hand)),
         })
         return base
+
+
+def new_findings(before: list[Finding], after: list[Finding]) -> list[Finding]:
+    """The findings of ``after`` that ``before`` did not have (each counted: a rule broken twice is two)."""
+    seen: dict[tuple[Any, ...], int] = {}
+    for f in before:
+        key = (f.rule, f.line, f.player, f.msg_id, f.params)
+        seen[key] = seen.get(key, 0) + 1
+    out: list[Finding] = []
+    for f in after:
+        key = (f.rule, f.line, f.player, f.msg_id, f.params)
+        if seen.get(key, 0):
+            seen[key] -= 1
+        else:
+            out.append(f)
+    return out
 
 
 def empty_allowed() -> dict[str, Any]:

@@ -98,7 +98,7 @@ class Tables:
         """Each hand played out and not yet stored, as the club's upload."""
         out: list[dict[str, Any]] = []
         table = held.table
-        for finished in table.hands:
+        for finished in table.final_hands():
             if finished.number in held.stored:
                 continue
             data = table.upload_text(finished).encode("utf-8")
@@ -300,6 +300,7 @@ async def close_table(tables: Tables, club: str, table_id: str, version: object)
             tables.held.pop((club, table_id), None)
             raise
         held.version = new_version
+        await tables.store_hands(club, table_id, held)
         return held, verdict
 
 
