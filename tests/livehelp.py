@@ -13,7 +13,9 @@ from typing import Any
 from audit.engine.state import HandState
 from audit.engine.streets import follow, start
 from audit.live.table import what_is_allowed
-from audit.model import Action, Dealt, DeckLine, Discard, Reshuffle, Hand, Marker, Muck, Post, Preamble, SessionEnd, Show, StandPat
+from audit.model import (
+    Action, Dealt, DeckLine, Discard, Hand, Marker, Muck, Parole, Post, Preamble, Reshuffle, SessionEnd, Show, StandPat,
+)
 from audit.dialects.dispatch import parse_block
 from audit.profile import Profile
 from audit.read import read_text_blocks
@@ -88,6 +90,8 @@ def _hand_entries(hand: Hand, profile: Profile) -> list[Planned]:
             entry = {"player": item.player, "action": "show", "cards": list(item.cards)}
         elif kind is Muck:
             entry = {"player": item.player, "action": "muck"}
+        elif kind is Parole:
+            entry = {"player": item.player, "action": item.kind + "-parole"}
         if entry is not None:
             to_act, allowed = what_is_allowed(st)
             out.append(Planned(entry, to_act, allowed))

@@ -24,6 +24,7 @@ from audit.engine.deal import checks_not_made
 from audit.engine.result import HandResult
 from audit.engine.session import next_button
 from audit.engine.settle import finish, redeal_due
+from audit.engine.parole import may_offer_parole, next_parole_answer
 from audit.engine.showdown import first_to_show
 from audit.engine.state import (
     HandState, draw_limit, expected_actor, max_raise_to, next_to_draw, dead_money,
@@ -34,12 +35,13 @@ from audit.errors import ProfileError
 from audit.findings import Finding
 from audit.model import Hand
 from audit.pipeline import Audited, audit_text
-from audit.pots import build_pots
+from audit.pots import build_pots, odd_chip_order
 from audit.profile import Profile, load_profile
 from audit.dialects.dispatch import parse_block
 from audit.read import read_text_blocks
 
-ACTIONS: Final = ("fold", "check", "call", "bet", "raise", "draw", "stand-pat", "show", "muck", "collect")
+ACTIONS: Final = ("fold", "check", "call", "bet", "raise", "draw", "stand-pat", "show", "muck", "collect",
+                  "offer-parole", "accept-parole", "decline-parole")
 """What the host may enter (INTERFACE.md, "The live table"; ``collect``: the host's own claim of who took what,
 right after a hand ends)."""
 
@@ -370,6 +372,8 @@ class Table:
             return f"{p}: discards {count} card{'s' if count > 1 else ''}"
         if action == "stand-pat":
             return f"{p}: stands pat"
+        if action.endswith("-parole"):
+            return f"{p}: {action[:-7]}s parole"
         if action == "show":
             return f"{p}: shows [{' '.join(read_cards(entry.get('cards')))}]"
         return f"{p}: mucks hand"
@@ -380,7 +384,7 @@ class Table:
             h = self.hand
             assert h is not None
             st, _ = self.engine_state()
-            if st.won_by_fold is not None:
+            if st.won_by_fold is not None or st.parole_state == "accepted":
                 self._settle(st, when)
                 return
             street = st.street
@@ -423,7 +427,11 @@ class Table:
             where = "pot" if len(result.pots) <= 1 else "main pot"
             for p, amount in claims:
                 h.lines.append(f"{p} collected {amount} from {where}")
-            for pot in result.pots if not claims else []:
+            split = {p: sum(pot["awards"].get(p, 0) for pot in result.pots) for p in st.order}
+            for p in odd_chip_order(st.order, st.button_index) if st.parole_state == "accepted" and not claims else []:
+                if split[p]:
+                    h.lines.append(f"{p} collected {split[p]} from pot (parole)")
+            for pot in result.pots if not claims and st.parole_state != "accepted" else []:
                 name = str(pot["name"])
                 where = "pot" if name == "pot" else "main pot" if name == "main" else "side pot-" + name[5:]
                 for p in st.order:
@@ -572,6 +580,10 @@ def what_is_allowed(st: HandState) -> tuple[str | None, dict[str, Any]]:
     street = st.street
     if st.won_by_fold is not None:
         return None, allowed
+    answering = next_parole_answer(st)
+    if answering is not None:
+        allowed["actions"] = ["accept-parole", "decline-parole"]
+        return answering, allowed
     if street in ("first", "second") and st.round is not None:
         rnd = st.round
         p = expected_actor(st, st.last_actor)
@@ -584,6 +596,8 @@ def what_is_allowed(st: HandState) -> tuple[str | None, dict[str, Any]]:
         top = max_raise_to(st, p)
         if may and stack > owed:
             actions.append("bet" if rnd.current == 0 else "raise")
+        if may_offer_parole(st, p):
+            actions.append("offer-parole")
         allowed.update({"actions": actions, "to_call": owed, "min_to": min(rnd.min_raise_to(), top),
                         "max_to": top, "may_raise": may})
         return p, allowed

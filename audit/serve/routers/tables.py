@@ -481,9 +481,9 @@ def table_view(state: dict[str, Any], lang: str) -> dict[str, Any]:
     allowed = state["allowed"]
     view: dict[str, Any] = {"buttons": [], "amounts": [], "draws": [], "pots": [], "show": False}
     actions = allowed["actions"]
-    for a in ("fold", "check"):
+    for a in ("fold", "check", "offer-parole", "accept-parole", "decline-parole"):
         if a in actions:
-            view["buttons"].append((a, say("table." + a, lang)))
+            view["buttons"].append((a, say("table." + a.replace("-", "_"), lang)))
     if "call" in actions:
         owed = min(allowed["to_call"], state["stacks"].get(state["to_act"], 0)) or allowed["to_call"]
         view["buttons"].append(("call", say("table.call", lang, amount=owed)))
