@@ -18,6 +18,8 @@ from livehelp import session_plan
 PROFILES = [
     ("home-open", {}),
     ("qdan", {}),  # seed 1 has redeals
+    ("qdan", {"mode": "points"}),
+    ("qdan", {"joker": "wild", "openers": "jacks"}),
     ("stripped32", {}),  # seed 3 has an accepted parole, seed 5 declined ones
     ("stripped32", {"parole": "no", "betting": "fixed-limit", "raise-cap": "4"}),
     ("stripped32", {"parole": "no", "betting": "pot-limit"}),
@@ -208,11 +210,11 @@ def test_entries_that_cannot_be_understood_are_refused() -> None:
 
 def test_a_table_that_cannot_be_opened() -> None:
     for body in ({"name": "", "seats": SEATS3}, {"name": "x", "seats": SEATS3[:1]},
+                 {"name": "x", "seats": [{"seat": 1, "player": "A", "chips": 0}] + SEATS3[1:]},
                  {"name": "x", "profile": "nope", "seats": SEATS3},
                  {"name": "x", "seats": SEATS3, "options": {"draw-limit": "nine"}},
                  {"name": "x", "seats": SEATS3 + [{"seat": 3, "player": "Dario", "chips": 5}]},
-                 {"name": "x", "seats": [{"seat": 1, "player": "A B", "chips": 5}] + SEATS3[1:]},
-                 {"name": "x", "seats": SEATS3, "options": {"mode": "points"}}):
+                 {"name": "x", "seats": [{"seat": 1, "player": "A B", "chips": 5}] + SEATS3[1:]}):
         with pytest.raises(TableError):
             TableConfig.from_request(body, "t", "2026/12/03 21:00:00")
 

@@ -25,7 +25,7 @@ from audit.engine.result import HandResult
 from audit.engine.session import next_button
 from audit.engine.settle import finish, redeal_due
 from audit.engine.parole import may_offer_parole, next_parole_answer
-from audit.engine.showdown import first_to_show
+from audit.engine.showdown import best_hands, first_to_show
 from audit.engine.state import (
     HandState, draw_limit, expected_actor, max_raise_to, next_to_draw, dead_money,
 )
@@ -108,8 +108,8 @@ class TableConfig:
                 raise TableError("seat: a number from 1 to 10")
             if not isinstance(player, str) or not NAME.match(player) or len(player) > 40:
                 raise TableError("player: one word of letters, digits, _ - . '")
-            if type(chips) is not int or not 0 < chips < MAX_CHIPS:
-                raise TableError("chips: a whole number of chips above 0")
+            if type(chips) is not int or not 0 <= chips < MAX_CHIPS:
+                raise TableError("chips: a whole number of chips above 0 (of points, in points mode)")
             seats.append((seat, player, chips))
         seats.sort()
         if len({s[0] for s in seats}) != len(seats) or len({s[1] for s in seats}) != len(seats):
@@ -121,7 +121,8 @@ class TableConfig:
         if type(small) is not int or not 0 < small < MAX_CHIPS:
             raise TableError("small_blind: a whole number of chips above 0")
         config = cls(name.strip(), profile_name, opts, tuple(seats), button, session, opened_at, small)
-        config.load_profile()
+        if not config.load_profile().points_mode and any(chips == 0 for _, _, chips in seats):
+            raise TableError("chips: a whole number of chips above 0")
         return config
 
     @classmethod
@@ -135,8 +136,6 @@ class TableConfig:
             prof = load_profile(self.profile).with_options(list(self.options))
         except ProfileError as exc:
             raise TableError(str(exc)) from None
-        if prof.points_mode:
-            raise TableError("points mode is not played at the live table (no bets to record)")
         return prof
 
 
@@ -177,6 +176,7 @@ class Table:
         self.hands: list[FinishedHand] = []
         self.closed = False
         self.claims_open = False  # the last hand played out takes the host's ``collect`` claims
+        self.balances = {p: c for _, p, c in config.seats}  # chips (points) after the last hand played out
         self.standings: list[tuple[int, str, int]] = []
         self.file = f"table-{config.session}.txt"
         stacks = {p: c for _, p, c in config.seats}
@@ -202,14 +202,18 @@ class Table:
 
     def upload_text(self, finished: FinishedHand) -> str:
         """A finished hand as the club's upload: the profile, its options and ``Cards: shown``, then the hand."""
-        lines = [f"Profile: {self.config.profile}"] + [f"Option: {k} = {v}" for k, v in self.config.options]
+        lines = [f"# Live table {self.config.session}, hand {finished.number}", f"Profile: {self.config.profile}"]
+        lines += [f"Option: {k} = {v}" for k, v in self.config.options]
         lines.append("Cards: shown")
         return "\n".join(lines) + "\n\n" + finished.text
 
     def _hand_text(self, h: _HandInPlay) -> str:
         head = [f"Hand #{h.number} - {h.started_at}",
                 f"Table '{self.config.name}' Seat #{h.button} is the button"]
-        head += [f"Seat {h.seat_of[p]}: {p} ({c} in chips)" for p, c in h.stacks.items()]
+        if self.profile.points_mode:
+            head += [f"Seat {h.seat_of[p]}: {p} ({c} point{'' if c == 1 else 's'})" for p, c in h.stacks.items()]
+        else:
+            head += [f"Seat {h.seat_of[p]}: {p} ({c} in chips)" for p, c in h.stacks.items()]
         if h.carried:
             head.append(f"Pot carried over: {h.carried}")
         return "\n".join(head + h.lines) + "\n"
@@ -228,9 +232,13 @@ class Table:
               first_entry: int) -> None:
         """A new hand: seats, the forced bets posted by the table, the deal and the first round's marker."""
         seat_of = {p: s for s, p, _ in self.config.seats}
-        stacks = {p: c for p, c in sorted(stacks.items(), key=lambda kv: seat_of[kv[0]]) if c > 0}
-        h = _HandInPlay(number, button, stacks, seat_of, carried, when, [], first_entry)
         prof = self.profile
+        stacks = {p: c for p, c in sorted(stacks.items(), key=lambda kv: seat_of[kv[0]]) if c > 0 or prof.points_mode}
+        h = _HandInPlay(number, button, stacks, seat_of, carried, when, [], first_entry)
+        self.hand = h
+        if prof.points_mode:  # no forced bets, no betting: the deal, then the draw
+            h.lines += ["*** DEALING HANDS ***", "*** DRAW ***"]
+            return
         left = dict(stacks)
         if prof.ante:
             for p in stacks:
@@ -306,7 +314,7 @@ class Table:
         """``collect``: the host says ``player`` took ``to`` chips of the hand just played out. The table's own
         payout of that hand gives way to the host's claims, judged at once (``ODD_CHIP``, ``POT_WINNER`` ...);
         the next hand is dealt again from the stacks the claims leave."""
-        if not self.claims_open or not self.hands or self.hands[-1].redeal:
+        if not self.claims_open or not self.hands or self.hands[-1].redeal or self.profile.points_mode:
             raise EntryError("collect: only right after a hand is played out, before the next hand's first entry")
         last = self.hands[-1]
         assert last.before_settling is not None
@@ -400,7 +408,7 @@ class Table:
             elif street == "draw":
                 if next_to_draw(st) is not None:
                     return
-                h.lines.append("*** SECOND BETTING ROUND ***")
+                h.lines.append("*** SHOW DOWN ***" if st.points_mode else "*** SECOND BETTING ROUND ***")
             elif street == "showdown":
                 live = [p for p in st.order if p not in st.folded]
                 if any(p not in st.shown and p not in st.mucked for p in live):
@@ -419,8 +427,12 @@ class Table:
         assert h is not None
         snapshot = _HandInPlay(h.number, h.button, dict(h.stacks), h.seat_of, h.carried, h.started_at,
                                list(h.lines), h.first_entry)
+        if st.points_mode:  # a point to each best hand shown, as the engine ranks them
+            shown = [p for p in st.order if p in st.shown and p not in st.folded and p not in st.mucked]
+            h.lines += [f"{p} scores 1 point" for p in best_hands(st, shown)]
+            st = self.engine_state()[0]
         result = finish(st)
-        if not result.redeal:
+        if not result.redeal and not st.points_mode:
             for p, amount in st.returned_due.items():
                 if amount > 0:
                     h.lines.append(f"Uncalled bet ({amount}) returned to {p}")
@@ -450,8 +462,12 @@ class Table:
         self.claims_open = not played.redeal
         counted = sum(1 for f in self.hands if not f.redeal)
         limit = self.profile.session_hands
-        stacks = dict(last.result.end_stacks)
-        players = [p for p, c in stacks.items() if c > 0]
+        if self.profile.points_mode:
+            stacks = {p: c + last.result.points.get(p, 0) for p, c in h.stacks.items()}
+        else:
+            stacks = dict(last.result.end_stacks)
+        self.balances.update(stacks)
+        players = [p for p, c in stacks.items() if c > 0 or self.profile.points_mode]
         if len(players) < 2 or (limit is not None and counted >= limit and not played.redeal):
             return
         seat_of = {p: s for s, p, _ in self.config.seats}
@@ -482,9 +498,7 @@ class Table:
         in_play = self.entries[self.hand.first_entry:] if self.hand is not None else []
         if any(e.get("action") != "collect" for e in in_play) and not self.closed:
             raise TableError("a hand is in play: finish it, or take back its entries, before closing the table")
-        balances = {p: c for _, p, c in self.config.seats}
-        for f in self.hands:
-            balances.update(f.result.end_stacks)
+        balances = dict(self.balances)
         ranked = sorted(balances.items(), key=lambda kv: (-kv[1], self.config_seat(kv[0])))
         standings: list[tuple[int, str, int]] = []
         for i, (p, c) in enumerate(ranked):
@@ -528,7 +542,7 @@ class Table:
         h = self.hand
         if h is None or self.closed:
             base.update({"hand": None, "street": "closed" if self.closed else "over", "to_act": None,
-                         "allowed": empty_allowed(), "stacks": dict(last.result.end_stacks) if last else {},
+                         "allowed": empty_allowed(), "stacks": dict(self.balances) if last else {},
                          "bets": {}, "pots": [], "findings": [], "button": None, "unchecked": []})
             if self.closed:
                 base["standings"] = [{"place": pl, "player": p, "chips": c} for pl, p, c in self.standings]
