@@ -17,7 +17,7 @@ import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from audit.live import EntryError, Table, TableConfig, TableError
@@ -355,7 +355,10 @@ async def close(request: Request, table_id: str, club: str = Depends(api_club)) 
     return verdict
 
 
-@router.get(API + "/{table_id}/log", tags=["tables"], response_class=PlainTextResponse, responses=refusals(401, 403, 404))
+@router.get(API + "/{table_id}/log", tags=["tables"], response_class=Response,
+            responses={200: {"description": "The log so far",
+                             "content": {"text/plain": {"schema": {"type": "string"}}}},
+                       **refusals(401, 403, 404)})
 async def log_text(request: Request, table_id: str, club: str = Depends(api_club)) -> PlainTextResponse:
     """The house-format text so far (`Cards: shown`)."""
     held = await tables_of(request).get(club, table_id)
