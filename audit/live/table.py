@@ -538,7 +538,8 @@ class Table:
             "hand": str(last.number), "redeal": last.redeal,
             "pots": [{"name": str(p["name"]), "amount": p["amount"], "eligible": list(p["eligible"]),
                       "winners": list(p["winners"]), "awards": dict(p["awards"])} for p in last.result.pots],
-            "findings": [f.as_dict() for f in last.findings]}
+            "findings": [f.as_dict() for f in last.findings],
+            "claims": [{"player": p, "chips": c} for p, c in last.claims]}
         h = self.hand
         if h is None or self.closed:
             base.update({"hand": None, "street": "closed" if self.closed else "over", "to_act": None,

@@ -519,8 +519,13 @@ def table_view(state: dict[str, Any], lang: str) -> dict[str, Any]:
                              "width": round(10 * p["amount"] / largest), "eligible": p["eligible"]})
     last = state.get("last_hand")
     if last:
-        view["collects"] = [say("table.collects", lang, player=w, amount=a, pot=pot_name(p["name"], lang))
-                            for p in last["pots"] for w, a in p["awards"].items()]
+        if last["claims"]:  # what the host says was paid
+            where = pot_name(last["pots"][0]["name"] if len(last["pots"]) == 1 else "main", lang)
+            view["collects"] = [say("table.collects", lang, player=c["player"], amount=c["chips"], pot=where)
+                                for c in last["claims"]]
+        else:
+            view["collects"] = [say("table.collects", lang, player=w, amount=a, pot=pot_name(p["name"], lang))
+                                for p in last["pots"] for w, a in p["awards"].items()]
     view["street"] = say("table.street_" + state["street"], lang) if state["street"] in STREETS else state["street"]
     return view
 
@@ -543,6 +548,9 @@ def entry_of_form(form: dict[str, str]) -> dict[str, Any]:
         entry["count"] = int(amount) if amount.isdigit() else amount
     elif action == "show":
         entry["cards"] = form.get("cards", "")
+    elif action == "collect":
+        amount = form.get("collect_to", "").strip()
+        entry["to"] = int(amount) if amount.isdigit() else amount
     version = form.get("version", "")
     if version.isdigit():
         entry["version"] = int(version)
