@@ -115,16 +115,20 @@ def audit_parsed(parsed: Block, block: RawBlock | None, ctx: FileContext, steps:
 
 
 def _apply_preamble(pre: Preamble, ctx: FileContext, file: str) -> None:
-    """``Session:`` / ``Profile:`` / ``Option:`` lines change what the next hands are audited under."""
+    """``Session:`` / ``Profile:`` / ``Option:`` / ``Cards:`` lines change what the next hands are audited under.
+    A preamble that names a session or a profile starts again from every card shown, unless its own ``Cards:``
+    line says otherwise (so a part of a file cut at such a line, ``check --jobs``, reads as the whole file)."""
     new_session: str | None = None
     profile = ctx.profile
+    cards = [item.shown_only for item in pre.items if type(item) is CardsLine]
+    if cards:
+        ctx.shown_only = cards[-1]
+    elif any(type(item) is SessionLine or type(item) is ProfileLine for item in pre.items):
+        ctx.shown_only = False
     for item in pre.items:
         if type(item) is SessionLine:
             new_session = item.name
             profile = ctx.default_profile
-            ctx.shown_only = False
-        elif type(item) is CardsLine:
-            ctx.shown_only = item.shown_only
         elif type(item) is ProfileLine:
             try:
                 profile = load_profile(item.name)

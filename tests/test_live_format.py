@@ -82,3 +82,25 @@ def test_a_discard_over_the_limit_and_skipped_cards_without_lists() -> None:
     """The draw's counts are judged without any card list (a discard of four under a limit of three)."""
     found = check_json(LIVE / "draw-limit.txt")
     assert found[0]["expected"] == "at most 3" and found[0]["actual"] == "4"
+
+
+def test_a_check_in_parts_reads_a_cards_line_as_the_whole_file_does(tmp_path: Path) -> None:
+    """``check --jobs``: a file is never cut after a lone ``Cards: shown`` line (its hands would be judged as if
+    every card were shown: Carla's unseen draw would be DRAW_ORDER)."""
+    from io import StringIO
+
+    from audit.check import check_paths
+    from audit.profile import load_profile
+
+    text = (LIVE / "cards-line-alone.txt").read_text(encoding="utf-8")
+    head, first = text.split("\n\nHand #1", 1)
+    hand = "Hand #1" + first.split("\nHand #2")[0]
+    long = tmp_path / "long.txt"
+    long.write_text(head + "\n\n" + "\n".join(hand.replace("Hand #1 ", f"Hand #{i} ") for i in range(40)),
+                    encoding="utf-8")
+    outs = []
+    for jobs in (1, 2):
+        out = StringIO()
+        check_paths([str(long)], load_profile("home-open"), "json", out, jobs=jobs, chunk_bytes=1)
+        outs.append(out.getvalue())
+    assert outs[0] == outs[1] == ""
