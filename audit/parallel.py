@@ -8,7 +8,8 @@ one session to the next, and a ``Session:`` line starts from the ``--profile`` a
 after a blank line when no ``Session:`` came before (it sets the whole profile, and there is no session to carry);
 at the first line of a hand when no ``Session:``, ``Profile:``, ``Option:`` or ``Cards:`` came before. Each part is
 read from its first byte by the worker itself (the main process only looks for the cuts), as the whole file reads
-there: its line numbers, its errors. Standard input, pipes and devices are read by the main process when their turn comes.
+there: its line numbers, its errors. Standard input, pipes and devices are read by the main process when their turn
+comes.
 
 The results come back in plan order and go through the same printing as ``--jobs 1``: the output is the same,
 byte for byte. A problem that stops the check (a file that cannot be read, a bad ``Profile:`` line, an internal
