@@ -257,11 +257,18 @@ class SessionEnd(NamedTuple):
     standings: tuple[Standing, ...]
 
 
-class Preamble(NamedTuple):
-    """A block of ``Session:`` / ``Profile:`` / ``Option:`` lines."""
+class CardsLine(NamedTuple):
+    """``Cards: shown`` (a live table's log: only the cards turned face up) or ``Cards: all`` (the default)."""
 
     line: int
-    items: tuple[SessionLine | ProfileLine | OptionLine, ...]
+    shown_only: bool
+
+
+class Preamble(NamedTuple):
+    """A block of ``Session:`` / ``Profile:`` / ``Option:`` / ``Cards:`` lines."""
+
+    line: int
+    items: tuple[SessionLine | ProfileLine | OptionLine | CardsLine, ...]
 
 
 class ParseFailure(NamedTuple):

@@ -6,9 +6,10 @@ large log does), or a part of a long file. A long file is cut only where the aud
 before: at a ``Session:`` line after a blank line (a session's rules carry state from hand to hand, never from
 one session to the next, and a ``Session:`` line starts from the ``--profile`` again); at a ``Profile:`` line
 after a blank line when no ``Session:`` came before (it sets the whole profile, and there is no session to carry);
-at the first line of a hand when no ``Session:``, ``Profile:`` or ``Option:`` came before. Each part is read from
-its first byte by the worker itself (the main process only looks for the cuts), as the whole file reads there: its
-line numbers, its errors. Standard input, pipes and devices are read by the main process when their turn comes.
+at the first line of a hand when no ``Session:``, ``Profile:``, ``Option:`` or ``Cards:`` came before. Each part is
+read from its first byte by the worker itself (the main process only looks for the cuts), as the whole file reads
+there: its line numbers, its errors. Standard input, pipes and devices are read by the main process when their turn
+comes.
 
 The results come back in plan order and go through the same printing as ``--jobs 1``: the output is the same,
 byte for byte. A problem that stops the check (a file that cannot be read, a bad ``Profile:`` line, an internal
@@ -55,7 +56,7 @@ _KEEP = max([32] + [len(prefix.encode("utf-8")) + 2 for prefix, _ in hand_opener
 # a line that opens a block of any dialect (the registry's openers): a long file may be cut there
 _OPENER_LINE = re.compile(rb"(?:\r\n|\n|\r)(" + b"|".join(re.escape(prefix.encode("utf-8"))
                                                         for prefix, _ in hand_openers()) + rb")")
-_PREAMBLE_WORD = re.compile(rb"Session:|Profile:|Option:")
+_PREAMBLE_WORD = re.compile(rb"Session:|Profile:|Option:|Cards:")
 
 Checked = tuple[int, list[Finding]]
 """What ``audit check`` needs of an audited block: the hands it counts (0 or 1; a run of clean hands from a
@@ -159,9 +160,9 @@ def cut_points(handle: io.BufferedIOBase, chunk_bytes: int = CHUNK_BYTES,
                scan_bytes: int = _SCAN_BYTES) -> Iterator[tuple[int, int]]:
     """``(byte offset, file line)`` of the places a file may be cut, about ``chunk_bytes`` apart (none in its
     first ``HEAD_BYTES``): a ``Session:`` line after a blank line; a ``Profile:`` line after a blank line while no
-    ``Session:`` has been seen; the first line of a hand while no ``Session:``, ``Profile:`` or ``Option:`` has
-    been seen. Reads the file once, ``scan_bytes`` at a time into one buffer (no new memory per read: the main
-    process scans while the workers audit)."""
+    ``Session:`` has been seen; the first line of a hand while no ``Session:``, ``Profile:``, ``Option:`` or
+    ``Cards:`` has been seen. Reads the file once, ``scan_bytes`` at a time into one buffer (no new memory per
+    read: the main process scans while the workers audit)."""
     next_at = max(chunk_bytes, HEAD_BYTES)
     offset = 0  # of the next byte to read
     counted, lines = 0, 1  # line ends are counted up to ``counted`` (a line start), which is file line ``lines``

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from audit.errors import ProfileError
 from audit.findings import Finding, parse_finding, said_finding
-from audit.model import Block, Hand, NothingHere, OptionLine, ParseFailure, Preamble, ProfileLine, SessionEnd, SessionLine
+from audit.model import (Block, CardsLine, Hand, NothingHere, OptionLine, ParseFailure, Preamble, ProfileLine,
+                         SessionEnd, SessionLine)
 from audit.dialects.dispatch import parse_block
 from audit.dialects.registry import default_profile
 from audit.profile import Profile, load_profile
@@ -57,6 +58,7 @@ class FileContext:
     profile: Profile
     session: SessionTracker | None = None
     notices: list[str] | None = None  # where to say that the file's own Profile: line overrode --option
+    shown_only: bool = False  # ``Cards: shown``: the hands show only the cards turned face up (a live table)
 
 
 def audit_file(path: str, profile: Profile | None = None, steps: bool = False,
@@ -116,9 +118,16 @@ def audit_parsed(parsed: Block, block: RawBlock | None, ctx: FileContext, steps:
 
 
 def _apply_preamble(pre: Preamble, ctx: FileContext, file: str) -> None:
-    """``Session:`` / ``Profile:`` / ``Option:`` lines change what the next hands are audited under."""
+    """``Session:`` / ``Profile:`` / ``Option:`` / ``Cards:`` lines change what the next hands are audited under.
+    A preamble that names a session or a profile starts again from every card shown, unless its own ``Cards:``
+    line says otherwise (so a part of a file cut at such a line, ``check --jobs``, reads as the whole file)."""
     new_session: str | None = None
     profile = ctx.profile
+    cards = [item.shown_only for item in pre.items if type(item) is CardsLine]
+    if cards:
+        ctx.shown_only = cards[-1]
+    elif any(type(item) is SessionLine or type(item) is ProfileLine for item in pre.items):
+        ctx.shown_only = False
     for item in pre.items:
         if type(item) is SessionLine:
             new_session = item.name
@@ -155,6 +164,8 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
     tracker = ctx.session
     session = tracker.name if tracker else None
     profile = ctx.profile
+    if ctx.shown_only and hand.shows_all_cards:  # judged as a site's hidden hands are (FORMAT.md, v1.1)
+        hand = hand._replace(shows_all_cards=False)
     dialect_profile = default_profile(hand.dialect)  # a site's hands: its profile, whatever the file said
     if dialect_profile is not None:
         profile = load_profile(dialect_profile)

@@ -76,7 +76,7 @@ def block_kind(first: str) -> str:
             return name
     if first.startswith(_SESSION_END):
         return "session_end"
-    if first.startswith(("Session:", "Profile:", "Option:")):
+    if first.startswith(("Session:", "Profile:", "Option:", "Cards:")):
         return "preamble"
     return "unknown"
 

@@ -512,7 +512,9 @@ def test_openapi_describes_every_route_and_docs_fetch_nothing(local: TestClient)
     spec = local.get("/openapi.json").json()
     assert set(spec["paths"]) == {
         "/healthz", "/api/v1/uploads", "/api/v1/check", "/api/v1/uploads/{sha256}/findings",
-        "/api/v1/uploads/{sha256}/hands/{hand}/explain", "/api/v1/reports", "/api/v1/reports/{name}"}
+        "/api/v1/uploads/{sha256}/hands/{hand}/explain", "/api/v1/reports", "/api/v1/reports/{name}",
+        "/api/v1/tables", "/api/v1/tables/{table_id}", "/api/v1/tables/{table_id}/events",
+        "/api/v1/tables/{table_id}/undo", "/api/v1/tables/{table_id}/close", "/api/v1/tables/{table_id}/log"}
     body = spec["paths"]["/api/v1/uploads"]["post"]["requestBody"]["content"]
     assert set(body) == {"multipart/form-data", "text/plain"}
     assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"

@@ -1,5 +1,5 @@
 """The house format (shared/spec/FORMAT.md): a block of lines → a model object, or a ``ParseFailure`` with line,
-column and caret. Also reads the file-level blocks: the preamble (``Session:`` / ``Profile:`` / ``Option:``) and
+column and caret. Also reads the file-level blocks: the preamble (``Session:`` / ``Profile:`` / ``Option:`` / ``Cards:``) and
 the session end.
 
 Lark builds the grammar (``grammar/house.lark``) and its LALR tables (``audit.dialects.house_lark``, which
@@ -23,9 +23,9 @@ from audit.dialects.common import (
     read_amount, read_seat, split_cards, too_long_failure,
 )
 from audit.model import (
-    Action, Block, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, OptionLine, Parole,
-    ParseFailure, Post, Preamble, ProfileLine, Reshuffle, Score, Seat, SessionEnd, SessionLine, Show, Standing,
-    StandPat, SummaryTotal, Uncalled,
+    Action, Block, CardsLine, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, OptionLine,
+    Parole, ParseFailure, Post, Preamble, ProfileLine, Reshuffle, Score, Seat, SessionEnd, SessionLine, Show,
+    Standing, StandPat, SummaryTotal, Uncalled,
 )
 from audit.read import RawBlock
 from audit.resources import data_dir
@@ -74,6 +74,7 @@ _GROUPS: Final[dict[str, tuple[str | None, ...]]] = {
     "PAROLE": ("name", "verb", "took"), "DISCARDS": ("name", "n", "cards", "took", None),
     "STANDS_PAT": ("name", "timedout", "took"), "SHOWS": ("name", "cards", "desc"), "MUCKS": ("name",),
     "COLLECTED": ("name", "n", "pot"), "EVENT": ("name", "what"), "SAID": ("name", "text"), "SCORES": ("name", "n"),
+    "CARDS": ("cards",),
 }
 
 
@@ -241,6 +242,10 @@ def _b_option(m: re.Match[str], line: int) -> OptionLine:
     return _new(OptionLine, (line, name.strip(), value.strip()))
 
 
+def _b_cards(m: re.Match[str], line: int) -> CardsLine:
+    return _new(CardsLine, (line, m.group(1) == "shown"))
+
+
 def _b_standing(m: re.Match[str], line: int) -> Standing:
     place, name, n = m.groups()
     return _new(Standing, (line, _int(place), name, _int(n)))
@@ -273,7 +278,7 @@ _BY_FIRST_WORD = {
     "Hand": ("HAND_LINE",), "Table": ("TABLE_LINE",), "Seat": ("SEAT_LINE",), "Pot": ("CARRIED",),
     "***": ("MARKER", "SESSION_END"), "Deck:": ("DECK",), "Dealt": ("DEALT",), "Dealer:": ("RESHUFFLES",),
     "Uncalled": ("UNCALLED",), "Total": ("TOTAL",), "Session:": ("SESSION",), "Profile:": ("PROFILE",),
-    "Option:": ("OPTION",),
+    "Option:": ("OPTION",), "Cards:": ("CARDS",),
 }
 _AFTER_COLON = {
     "posts": "POST", "waits": "NOPLAY", "sits": "NOPLAY", "folds": "ACT", "checks": "ACT", "calls": "ACT",
@@ -367,7 +372,7 @@ class _Misplaced(Exception):
 _TERMINALS: Final = (
     "HAND_LINE", "TABLE_LINE", "SEAT_LINE", "CARRIED", "MARKER", "DECK", "DEALT", "RESHUFFLES", "UNCALLED", "TOTAL",
     "SESSION_END", "SESSION", "PROFILE", "OPTION", "STANDING", "POST", "NOPLAY", "ACT", "PAROLE", "DISCARDS",
-    "STANDS_PAT", "SHOWS", "MUCKS", "COLLECTED", "EVENT", "SAID", "SCORES", "$END")
+    "STANDS_PAT", "SHOWS", "MUCKS", "COLLECTED", "EVENT", "SAID", "SCORES", "CARDS", "$END")
 T_HAND_LINE: Final = 0
 T_TABLE_LINE: Final = 1
 T_SEAT_LINE: Final = 2
@@ -394,7 +399,8 @@ T_COLLECTED: Final = 23
 T_EVENT: Final = 24
 T_SAID: Final = 25
 T_SCORES: Final = 26
-T_END: Final = 27
+T_CARDS: Final = 27
+T_END: Final = 28
 _TERMINAL_CODE: Final = {name: code for code, name in enumerate(_TERMINALS)}
 
 # ``_candidates``'s tables by terminal number.
@@ -493,6 +499,8 @@ def _token_value(kind: int, m: re.Match[str], line: int) -> object:
         return _b_option(m, line)
     if kind == T_STANDING:
         return _b_standing(m, line)
+    if kind == T_CARDS:
+        return _b_cards(m, line)
     return line  # SESSION_END: its line, for session_end
 
 
@@ -696,7 +704,7 @@ def _column_of(m: re.Match[str], digits: str) -> int:
 _LINE_NAMES = {
     "HAND_LINE": "a 'Hand #' line", "TABLE_LINE": "the table line", "SEAT_LINE": "a seat line",
     "CARRIED": "the carried pot line", "MARKER": "this street line", "DECK": "the deck line",
-    "SESSION": "a 'Session:' line", "PROFILE": "a 'Profile:' line", "OPTION": "an 'Option:' line",
+    "SESSION": "a 'Session:' line", "PROFILE": "a 'Profile:' line", "OPTION": "an 'Option:' line", "CARDS": "a 'Cards:' line",
     "SESSION_END": "the session end line", "STANDING": "a standings line",
 }
 

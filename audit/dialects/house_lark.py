@@ -22,13 +22,13 @@ from lark.common import LexerConf
 from lark.lexer import Lexer, LexerState
 
 from audit.dialects.house import (  # the builders: both parsers make the same model objects
-    TABLES, TABLES_FORMAT, grammar_file, _b_act, _b_carried, _b_collected, _b_dealt, _b_deck, _b_discards, _b_event,
+    TABLES, TABLES_FORMAT, grammar_file, _b_act, _b_cards, _b_carried, _b_collected, _b_dealt, _b_deck, _b_discards, _b_event,
     _b_hand_line, _b_marker, _b_mucks, _b_noplay, _b_option, _b_parole, _b_post, _b_profile, _b_reshuffles,
     _b_said, _b_scores, _b_seat_line, _b_session, _b_shows, _b_standing, _b_stands_pat, _b_table_line, _b_total,
     _b_uncalled, _build_hand, _check_groups, _classify,
 )
 from audit.model import (
-    Action, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, OptionLine, Parole, Post,
+    Action, CardsLine, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, OptionLine, Parole, Post,
     Preamble, ProfileLine, Reshuffle, Score, Seat, SessionEnd, SessionLine, Show, StandPat, Standing, SummaryTotal,
     Uncalled,
 )
@@ -154,6 +154,9 @@ class HouseBuilder(_Builder):
 
     def OPTION(self, tok: Any) -> OptionLine:
         return _b_option(tok.m, self._line(tok))
+
+    def CARDS(self, tok: Any) -> CardsLine:
+        return _b_cards(tok.m, self._line(tok))
 
     def session_end(self, c: list[Any]) -> SessionEnd:
         return SessionEnd(self._line(c[0]), tuple(c[1]) if len(c) > 1 else ())

@@ -236,12 +236,20 @@ def check_size(st: HandState, a: Action, rnd: BettingRound, increment: int, all_
                                 ("full_to_amount", rnd.full_to)),
                                player=p, expected=target, actual=to))
         cap = prof.raise_cap
-        if cap is not None and rnd.raises >= cap and not cap_lifted_heads_up(st, rnd):
+        if cap is not None and raise_capped(st, rnd):
             kept = not prof.raise_cap_heads_up and count_able(st) <= 2
             out = gather(out, finding(st, Rule.RAISE_CAP, a.line, "kept" if kept else "cap",
                                (("player", p), ("cap", cap), ("n", rnd.capped_with)),
                                player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1))
     return out
+
+
+def raise_capped(st: HandState, rnd: BettingRound) -> bool:
+    """Whether the round's bets and raises have reached the profile's cap (fixed limit), so that no one may
+    raise again (what is legal now: the live table asks this, ``check_size`` judges by it)."""
+    cap = st.profile.raise_cap
+    return (cap is not None and betting(st) == "fixed-limit" and rnd.raises >= cap
+            and not cap_lifted_heads_up(st, rnd))
 
 
 def cap_lifted_heads_up(st: HandState, rnd: BettingRound) -> bool:

@@ -7,8 +7,18 @@ from audit.engine.forced import check_forced_bets
 
 from audit.engine.state import HandState, finding, gather, gather_all, left_of_button, note_all, record
 from audit.findings import Finding
-from audit.model import Dealt, DeckLine
+from audit.model import Dealt, DeckLine, Hand
 from audit.rules import Rule
+
+
+CHECKS_NEEDING_EVERY_CARD = ("deck", "duplicates", "discards")
+"""What a log that shows only some cards (a site's, a live table's ``Cards: shown``) leaves unjudged: the deck's
+order and contents, duplicate cards among hands never shown, the discards' cards."""
+
+
+def checks_not_made(hand: Hand) -> tuple[str, ...]:
+    """The checks the log's cards do not allow (none when it shows every player's cards)."""
+    return () if hand.shows_all_cards else CHECKS_NEEDING_EVERY_CARD
 
 
 def same_cards(cards: list[str], other: tuple[str, ...]) -> bool:

@@ -55,7 +55,7 @@ def check_offer(st: HandState, item: Parole) -> Finding | None:
     if st.parole_state is not None:
         return finding(st, Rule.PAROLE, item.line, "offered_twice", (("player", p),), player=p,
                        expected="one offer", actual="a second offer")
-    if st.street == "second" and rnd is not None and not rnd.acted and rnd.current <= 0 and p == first:
+    if may_offer_parole(st, p):
         return None
     when = ("first_round" if st.street in ("pre", "deal", "first")
             else "chips_in" if rnd is not None and rnd.current > 0
@@ -64,6 +64,23 @@ def check_offer(st: HandState, item: Parole) -> Finding | None:
     return finding(st, Rule.PAROLE, item.line, "offer_wrong" if first else "offer_wrong_nobody",
                    (("player", p), ("when_word", "finding.PAROLE.when_" + when), ("first", first or "")),
                    player=p, expected=f"{first} in the second round" if first else "no offer", actual=p)
+
+
+def may_offer_parole(st: HandState, player: str) -> bool:
+    """Whether ``player`` may offer parole now (what is legal now): the game has it, nobody offered it in this
+    hand, and he is the first to act in the second betting round, before any chips go in."""
+    rnd = st.round
+    return (st.profile.parole and st.parole_state is None and st.street == "second" and rnd is not None
+            and not rnd.acted and rnd.current <= 0 and player == round_start(st, "second"))
+
+
+def next_parole_answer(st: HandState) -> str | None:
+    """Who answers the open offer next (``None``: no offer waits for answers)."""
+    if not st.parole_open:
+        return None
+    answers = st.parole_answers
+    waiting = [q for q in parole_answerers(st) if q not in answers]
+    return waiting[0] if waiting else None
 
 
 def parole_answerers(st: HandState) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from audit.engine.deal import checks_not_made
 from audit.engine.steps import Step
 from audit.findings import Finding
 from audit.model import Hand
@@ -59,3 +60,9 @@ class HandResult:
         self.rake = rake
         self.steps = steps
         self.points = {} if points is None else points
+
+    @property
+    def unchecked(self) -> tuple[str, ...]:
+        """The checks this hand's log did not allow: ``deck``, ``duplicates``, ``discards`` when it shows only
+        some cards (said once per hand), else none."""
+        return checks_not_made(self.hand)

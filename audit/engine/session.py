@@ -125,23 +125,10 @@ class SessionTracker:
 
     def _check_button(self, out: list[Finding], prev: HandResult, result: HandResult) -> None:
         hand = result.hand
-        prev_button = prev.hand.button
         dealt = set(result.dealt_in)
-        lowest: int | None = None  # the lowest dealt-in seat, and the lowest after the previous button
-        after: int | None = None
-        for s in hand.seats:
-            if s.player in dealt:
-                seat = s.seat
-                if lowest is None or seat < lowest:
-                    lowest = seat
-                if seat > prev_button and (after is None or seat < after):
-                    after = seat
-        if lowest is None:
+        want = next_button(prev.hand.button, [s.seat for s in hand.seats if s.player in dealt], prev.redeal)
+        if want is None:
             return
-        if prev.redeal:
-            want = prev_button
-        else:
-            want = after if after is not None else lowest
         if hand.button != want:
             self._add(out, Rule.BUTTON_MOVE, hand, hand.line + 1, "stayed" if prev.redeal else "moved",
                       (("seat", hand.button), ("want", want)), expected=want, actual=hand.button,
@@ -278,3 +265,14 @@ class BlindDebts:
                             result.hand.file, result.hand.hand_id, line, player=player, street=STREET_NAMES["pre"],
                             expected=expected, actual=f"live {live} + dead {dead}", session=result.session,
                             unit=game.currency if game is not None else "")
+
+
+def next_button(prev_button: int, dealt_seats: list[int], redeal: bool) -> int | None:
+    """Where the button is in the next hand: the first seat dealt in after the previous button, clockwise (the
+    same seat after a redeal); ``None`` when nobody is dealt in."""
+    if not dealt_seats:
+        return None
+    if redeal:
+        return prev_button
+    after = [seat for seat in dealt_seats if seat > prev_button]
+    return min(after) if after else min(dealt_seats)

@@ -160,12 +160,8 @@ def check_redeal(st: HandState, redeal: bool) -> Finding | None:
     holds with ``second-round-starts = opener`` only); any other hand must not be. A round everyone checked
     while no known hand held openers and some dealt hand is unknown is not judged: nobody may have been able to
     open. A hand opened without openers is that opening's fault (``OPENERS``), not a missed redeal as well."""
-    prof = st.profile
     first = st.rounds.get("first")
-    everyone_checked = first is not None and not first.any_bet and not first.any_fold
-    held = could_open(st) if prof.openers_jacks else True
-    nobody = held is False and not st.points_mode
-    required = nobody or (everyone_checked and prof.all_check_redeal and not st.points_mode)
+    required, nobody, everyone_checked, held = redeal_state(st)
     if held is None and everyone_checked and not required:
         return None  # nobody may have been able to open
     if redeal and not required:
@@ -180,6 +176,24 @@ def check_redeal(st: HandState, redeal: bool) -> Finding | None:
         return finding(st, Rule.REDEAL, line, "nobody_opened" if nobody else "everyone_checked", expected="redeal",
                        actual="play went on", street="first")
     return None
+
+
+def redeal_state(st: HandState) -> tuple[bool, bool, bool, bool | None]:
+    """What decides a redeal: whether the hand must end in one, whether that is because nobody dealt in held
+    openers (``openers = jacks``), whether everyone checked the first round (no bet, no fold), and whether anyone
+    held openers (``None``: some dealt hand is unknown)."""
+    prof = st.profile
+    first = st.rounds.get("first")
+    everyone_checked = first is not None and not first.any_bet and not first.any_fold
+    held = could_open(st) if prof.openers_jacks else True
+    nobody = held is False and not st.points_mode
+    required = nobody or (everyone_checked and prof.all_check_redeal and not st.points_mode)
+    return required, nobody, everyone_checked, held
+
+
+def redeal_due(st: HandState) -> bool:
+    """Whether the hand must end in a redeal (what is legal now; the query ``check_redeal`` judges by)."""
+    return redeal_state(st)[0]
 
 
 def check_uncalled(st: HandState, due: dict[str, int]) -> list[Finding] | None:

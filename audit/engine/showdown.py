@@ -138,6 +138,20 @@ def check_show_order(st: HandState, live: list[str]) -> Finding | None:
     player left of the button, as the profile says)."""
     if not st.show_order or len(live) < 2 or st.parole_state == "accepted":
         return None
+    first_shower = first_to_show(st, live)
+    if first_shower is None or first_shower not in live:
+        return None
+    shower = st.show_order[0]
+    if shower == first_shower or first_shower not in st.shown:
+        return None
+    return finding(st, Rule.SHOW_ORDER, st.shown[shower].line, "first",
+                   (("player", shower), ("first", first_shower)), player=shower, expected=first_shower,
+                   actual=shower, street="showdown")
+
+
+def first_to_show(st: HandState, live: list[str]) -> str | None:
+    """Who shows first (what is legal now): the last aggressor of the second round, else the first to act in it
+    or the first player left of the button, as the profile says (``live``: the players not folded)."""
     second = st.rounds.get("second")
     first_shower: str | None = None
     if second is not None and second.last_aggressor is not None:
@@ -153,14 +167,7 @@ def check_show_order(st: HandState, live: list[str]) -> Finding | None:
             if q in live:
                 first_shower = q
                 break
-    if first_shower is None or first_shower not in live:
-        return None
-    shower = st.show_order[0]
-    if shower == first_shower or first_shower not in st.shown:
-        return None
-    return finding(st, Rule.SHOW_ORDER, st.shown[shower].line, "first",
-                   (("player", shower), ("first", first_shower)), player=shower, expected=first_shower,
-                   actual=shower, street="showdown")
+    return first_shower
 
 
 def check_points_mode(st: HandState) -> Finding | None:

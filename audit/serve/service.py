@@ -313,6 +313,11 @@ class Service:
         assert self._reads is not None
         return await asyncio.get_running_loop().run_in_executor(self._reads, work, *args)
 
+    async def write(self, job: Callable[[Any], T]) -> T:
+        """Run ``job(cursor)`` on the one writer thread (a whole transaction) and wait for it."""
+        assert self._writer is not None
+        return await self._writer.run(job)
+
     async def audit(self, work: Callable[..., T], *args: Any) -> T:
         """Run an audit in the audit pool (threads, or worker processes). A worker process that died is replaced
         and the work tried once more in the new pool."""

@@ -1,0 +1,171 @@
+"""``/api/v1/tables`` over a real ``audit serve`` process: simulated sessions of every profile entered through the
+API, a restart in the middle of a hand, stale entries refused with 409, tables scoped to their club."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from audit.profile import load_profile
+from audit.serve.db import ServiceDB
+from audit.serve.tokens import add_token
+from audit.simulate import simulate_sessions
+from livehelp import session_plan
+from servehelp import LiveServer
+
+SEATS = [{"seat": 1, "player": "Ana", "chips": 100}, {"seat": 2, "player": "Beto", "chips": 100},
+         {"seat": 3, "player": "Carla", "chips": 100}]
+
+
+@pytest.fixture(scope="module")
+def tokens(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    db = tmp_path_factory.mktemp("live-api") / "tables.duckdb"
+    service_db = ServiceDB(str(db))
+    made = {club: add_token(service_db.con, club)[1] for club in ("north", "south")}
+    service_db.close()
+    return db, made
+
+
+@pytest.fixture(scope="module")
+def server(tokens: tuple[Path, dict[str, str]]) -> Iterator[LiveServer]:
+    live = LiveServer(tokens[0])
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+class Client:
+    def __init__(self, server: LiveServer, token: str) -> None:
+        self.server = server
+        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        status, headers, raw = self.server.request(method, path, data, self.headers)
+        if headers.get("content-type", "").startswith("application/json"):
+            return status, json.loads(raw)
+        return status, raw.decode()
+
+    def ok(self, method: str, path: str, body: Any = None, want: int = 200) -> Any:
+        status, got = self.call(method, path, body)
+        assert status == want, (status, got)
+        return got
+
+
+@pytest.fixture(scope="module")
+def north(server: LiveServer, tokens: tuple[Path, dict[str, str]]) -> Client:
+    return Client(server, tokens[1]["north"])
+
+
+@pytest.fixture(scope="module")
+def south(server: LiveServer, tokens: tuple[Path, dict[str, str]]) -> Client:
+    return Client(server, tokens[1]["south"])
+
+
+@pytest.mark.parametrize("profile,options,seed", [("home-open", {}, 3), ("qdan", {}, 1), ("stripped32", {}, 3)])
+def test_a_simulated_session_entered_through_the_api(north: Client, profile: str, options: dict[str, str],
+                                                     seed: int) -> None:
+    prof = load_profile(profile).with_options(list(options.items()))
+    plan = session_plan(simulate_sessions(profile, 1, seed, list(options.items())), prof, options)
+    opened = north.ok("POST", "/api/v1/tables", plan.table, want=201)
+    tid, state = opened["id"], opened["state"]
+    stored: list[dict[str, Any]] = []
+    for hand in plan.hands:
+        for planned in hand:
+            assert (state["to_act"], state["allowed"]) == (planned.to_act, planned.allowed), planned.entry
+            answer = north.ok("POST", f"/api/v1/tables/{tid}/events", {**planned.entry, "version": state["version"]})
+            assert [f["rule"] for f in answer["findings"] if f["severity"] != "warning"] == []
+            stored += answer["stored"]
+            state = answer["state"]
+    # a hand is stored once the next one begins (until then the host may still claim who collected what)
+    assert len(stored) == len(plan.hands) - 1 and {s["status"] for s in stored} == {"stored"}
+    verdict = north.ok("POST", f"/api/v1/tables/{tid}/close")
+    assert (verdict["violations"], verdict["errors"]) == (0, 0)
+    assert [(s["place"], s["player"], s["chips"]) for s in verdict["standings"]] == plan.standings
+    # every hand played is the club's upload, audited clean
+    mine = [u for u in north.ok("GET", "/api/v1/uploads") if f" - {tid} - hand " in u["name"]]
+    assert len(mine) == len(plan.hands)
+    assert all(u["violations"] == 0 and u["errors"] == 0 and u["hands"] == 1 for u in mine)
+    log = north.ok("GET", f"/api/v1/tables/{tid}/log")
+    assert log.startswith(f"Session: {tid}\nProfile: {profile}\n") and "Cards: shown" in log
+    assert "*** SESSION END ***" in log and "Dealt to" not in log
+
+
+def test_another_club_cannot_see_or_touch_a_table(north: Client, south: Client) -> None:
+    tid = north.ok("POST", "/api/v1/tables", {"name": "Norte", "seats": SEATS, "button": 3}, want=201)["id"]
+    for method, path, body in (("GET", "", None), ("POST", "/events", {"player": "Ana", "action": "fold"}),
+                               ("POST", "/undo", None), ("POST", "/close", None), ("GET", "/log", None)):
+        assert south.call(method, f"/api/v1/tables/{tid}{path}", body)[0] == 404
+    assert tid not in {t["id"] for t in south.ok("GET", "/api/v1/tables")}
+    assert tid in {t["id"] for t in north.ok("GET", "/api/v1/tables")}
+    assert north.call("GET", f"/api/v1/tables/{tid}")[0] == 200
+
+
+def test_entries_that_cannot_be_understood_are_400_and_rule_breaks_are_200(north: Client) -> None:
+    tid = north.ok("POST", "/api/v1/tables", {"name": "Casa", "seats": SEATS, "button": 3}, want=201)["id"]
+    for body in ({"player": "Zoe", "action": "fold"}, {"player": "Ana", "action": "dance"},
+                 {"player": "Ana", "action": "bet"}, {"player": "Ana", "action": "show", "cards": "Xx"}, [1]):
+        status, got = north.call("POST", f"/api/v1/tables/{tid}/events", body)
+        assert status == 400 and got["detail"], (body, got)
+    assert north.call("POST", "/api/v1/tables", {"name": "x", "seats": SEATS[:1]})[0] == 400
+    north.ok("POST", f"/api/v1/tables/{tid}/events", {"player": "Ana", "action": "bet", "to": 6})
+    answer = north.ok("POST", f"/api/v1/tables/{tid}/events", {"player": "Beto", "action": "raise", "to": 8})
+    assert [f["rule"] for f in answer["findings"]] == ["RAISE_BELOW_MIN"]
+    assert answer["findings"][0]["message"].startswith("Beto raised to 8")
+    state = north.ok("POST", f"/api/v1/tables/{tid}/undo")
+    assert state["to_act"] == "Beto" and state["findings"] == [] and state["version"] == 3
+    assert north.call("POST", f"/api/v1/tables/{tid}/close")[0] == 409  # a hand is in play
+
+
+def test_a_stale_concurrent_entry_gets_409(north: Client) -> None:
+    opened = north.ok("POST", "/api/v1/tables", {"name": "Casa", "seats": SEATS, "button": 3}, want=201)
+    tid, version = opened["id"], opened["state"]["version"]
+    answers: list[int] = []
+    start = threading.Barrier(2)
+
+    def phone(entry: dict[str, Any]) -> None:
+        start.wait()
+        answers.append(north.call("POST", f"/api/v1/tables/{tid}/events", {**entry, "version": version})[0])
+
+    phones = [threading.Thread(target=phone, args=({"player": "Ana", "action": a},)) for a in ("check", "fold")]
+    for p in phones:
+        p.start()
+    for p in phones:
+        p.join()
+    assert sorted(answers) == [200, 409]
+    state = north.ok("GET", f"/api/v1/tables/{tid}")
+    assert state["version"] == version + 1 and state["to_act"] == "Beto"
+    assert north.call("POST", f"/api/v1/tables/{tid}/undo", {"version": version})[0] == 409
+
+
+def test_a_restart_in_the_middle_of_a_hand_loses_no_entry(tmp_path: Path) -> None:
+    db = tmp_path / "restart.duckdb"
+    first = LiveServer(db)
+    entries = [{"player": "Ana", "action": "bet", "to": 4}, {"player": "Beto", "action": "call"},
+               {"player": "Carla", "action": "raise", "to": 12}]
+    try:
+        headers = {"Content-Type": "application/json"}
+        status, _, raw = first.request("POST", "/api/v1/tables", json.dumps(
+            {"name": "Casa", "seats": SEATS, "button": 3}).encode(), headers)
+        assert status == 201
+        tid = json.loads(raw)["id"]
+        for e in entries:
+            assert first.request("POST", f"/api/v1/tables/{tid}/events", json.dumps(e).encode(), headers)[0] == 200
+        before = first.json("GET", f"/api/v1/tables/{tid}")
+    finally:
+        first.stop(signal.SIGKILL)  # no clean shutdown: what was answered must already be stored
+    again = LiveServer(db)
+    try:
+        after = again.json("GET", f"/api/v1/tables/{tid}")
+        assert after == before and after["to_act"] == "Ana" and after["allowed"]["to_call"] == 8
+        log = again.request("GET", f"/api/v1/tables/{tid}/log")[2].decode()
+        assert log.endswith("Ana: bets 4\nBeto: calls 4\nCarla: raises 8 to 12\n")
+    finally:
+        assert again.stop() == 0

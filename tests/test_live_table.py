@@ -1,0 +1,227 @@
+"""The live table's core (audit.live): simulated sessions of every profile entered event by event, and each kind
+of broken rule flagged with its rule id the moment it is entered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from audit import audit_text
+from audit.engine.streets import replay
+from audit.live import EntryError, Table, TableConfig, TableError
+from audit.model import Action, Hand
+from audit.profile import load_profile
+from audit.simulate import simulate_sessions
+from livehelp import session_plan
+
+PROFILES = [
+    ("home-open", {}),
+    ("qdan", {}),  # seed 1 has redeals
+    ("qdan", {"mode": "points"}),
+    ("qdan", {"joker": "wild", "openers": "jacks"}),
+    ("stripped32", {}),  # seed 3 has an accepted parole, seed 5 declined ones
+    ("stripped32", {"parole": "no", "betting": "fixed-limit", "raise-cap": "4"}),
+    ("stripped32", {"parole": "no", "betting": "pot-limit"}),
+]
+
+
+def play_session(profile_name: str, options: dict[str, str], seed: int) -> tuple[Table, Any]:
+    prof = load_profile(profile_name).with_options(list(options.items()))
+    text = simulate_sessions(profile_name, 1, seed, list(options.items()))
+    plan = session_plan(text, prof, options)
+    table = Table(TableConfig.from_request(plan.table, "sim", "2026/12/03 21:00:00"))
+    for hand in plan.hands:
+        for planned in hand:
+            state = table.state()
+            assert state["to_act"] == planned.to_act, (planned.entry, table.log()[-600:])
+            assert state["allowed"] == planned.allowed, (planned.entry, table.log()[-600:])
+            found = table.apply(planned.entry)
+            assert [f for f in found if f.severity != "warning"] == [], (planned.entry, found, table.log()[-800:])
+    return table, (text, plan)
+
+
+@pytest.mark.parametrize("profile,options", PROFILES, ids=lambda v: v if isinstance(v, str) else "-".join(v.values()))
+def test_simulated_sessions_entered_event_by_event(profile: str, options: dict[str, str]) -> None:
+    for seed in (3, 5) if profile == "stripped32" and not options else (1, 2):
+        table, (text, plan) = play_session(profile, options, seed)
+        # the session is over when the simulator's is (an open-ended one deals a hand nobody plays: the host closes)
+        if load_profile(profile).session_hands is not None:
+            assert table.hand is None
+        assert table.hand is None or len(table.entries) == table.hand.first_entry
+        for finished in table.hands:
+            assert [f.rule for f in finished.findings if f.severity != "warning"] == [], finished.text
+        verdict = table.close()
+        assert verdict["violations"] == 0 and verdict["errors"] == 0, verdict["findings"][:3]
+        assert [(s["place"], s["player"], s["chips"]) for s in verdict["standings"]] == plan.standings
+        # the table's log audits as the simulator's does, hand for hand
+        ours = [a.result for a in audit_text(table.log()) if a.result is not None]
+        theirs = [a.result for a in audit_text(text) if a.result is not None]
+        assert [r.end_stacks for r in ours] == [r.end_stacks for r in theirs]
+        assert [r.hand.button for r in ours] == [r.hand.button for r in theirs]
+
+
+def test_allowed_matches_the_steps_explain_records() -> None:
+    """Before each betting action, ``allowed`` says what the engine recorded as legal for ``explain``."""
+    prof = load_profile("stripped32").with_options([("parole", "no")])
+    text = simulate_sessions("stripped32", 1, 5, [("parole", "no")])
+    table, _ = play_session("stripped32", {"parole": "no"}, 5)
+    del table
+    plan = session_plan(text, prof, {"parole": "no"})
+    hands = [h for h in (a.hand for a in audit_text(text)) if type(h) is Hand]
+    compared = 0
+    for hand, planned in zip(hands, plan.hands):
+        steps = replay(hand._replace(shows_all_cards=False), prof, None, True).steps or []
+        legal = [s.legal for s in steps if type(s.item) is Action and s.legal is not None]
+        mine = [p.allowed for p in planned if p.entry["action"] in ("fold", "check", "call", "bet", "raise")]
+        for want, got in zip(legal, mine):
+            assert got["to_call"] == want.to_call
+            assert got["max_to"] == want.max_raise_to
+            assert got["min_to"] == min(want.min_raise_to, want.max_raise_to)
+            assert got["may_raise"] == want.may_raise
+            compared += 1
+    assert compared > 20
+
+
+SEATS3 = [{"seat": 1, "player": "Ana", "chips": 100}, {"seat": 2, "player": "Beto", "chips": 100},
+          {"seat": 3, "player": "Carla", "chips": 100}]
+
+
+def open_table(profile: str = "home-open", options: dict[str, str] | None = None,
+               seats: list[dict[str, Any]] | None = None, button: int = 3, small_blind: int = 1) -> Table:
+    body = {"name": "Casa", "profile": profile, "options": options or {}, "seats": seats or SEATS3,
+            "button": button, "small_blind": small_blind}
+    return Table(TableConfig.from_request(body, "t", "2026/12/03 21:00:00"))
+
+
+def enter(table: Table, *entries: tuple[Any, ...]) -> list[str]:
+    """Entries as (player, action[, to or count or cards]); the rule ids the last one made."""
+    rules: list[str] = []
+    for e in entries:
+        entry: dict[str, Any] = {"player": e[0], "action": e[1]}
+        if len(e) > 2:
+            key = {"bet": "to", "raise": "to", "draw": "count", "show": "cards"}[e[1]]
+            entry[key] = e[2]
+        rules = [f.rule for f in table.apply(entry)]
+    return rules
+
+
+def test_an_under_raise_is_flagged_at_once() -> None:
+    t = open_table()
+    assert enter(t, ("Ana", "bet", 6)) == []
+    assert t.state()["allowed"]["min_to"] == 12
+    assert enter(t, ("Beto", "raise", 8)) == ["RAISE_BELOW_MIN"]
+
+
+def test_a_raise_not_reopened_after_a_short_all_in_is_flagged() -> None:
+    seats = [{"seat": 1, "player": "Ana", "chips": 100}, {"seat": 2, "player": "Beto", "chips": 15},
+             {"seat": 3, "player": "Carla", "chips": 100}]
+    t = open_table(seats=seats)
+    enter(t, ("Ana", "bet", 10), ("Beto", "raise", 14), ("Carla", "call"))
+    state = t.state()
+    assert state["to_act"] == "Ana" and state["allowed"]["may_raise"] is False
+    assert "raise" not in state["allowed"]["actions"]
+    assert enter(t, ("Ana", "raise", 30)) == ["RAISE_NOT_REOPENED"]
+
+
+def test_a_bet_over_the_pot_is_flagged() -> None:
+    t = open_table(options={"betting": "pot-limit"})
+    assert t.state()["allowed"]["max_to"] == 3
+    assert enter(t, ("Ana", "bet", 5)) == ["BET_OVER_POT"]
+
+
+def test_a_fourth_raise_in_a_capped_round_is_flagged() -> None:
+    t = open_table("stripped32", {"betting": "fixed-limit", "raise-cap": "4", "parole": "no"})
+    # three players: small 1 (Ana), big 2 (Beto); the big blind is the first bet, Carla acts first
+    assert t.state()["to_act"] == "Carla"
+    enter(t, ("Carla", "raise", 4), ("Ana", "raise", 6), ("Beto", "raise", 8))
+    state = t.state()
+    assert state["to_act"] == "Carla" and "raise" not in state["allowed"]["actions"]
+    assert enter(t, ("Carla", "raise", 10)) == ["RAISE_CAP"]
+
+
+def test_a_draw_over_the_limit_is_flagged() -> None:
+    t = open_table(options={"draw-limit": "3"})
+    enter(t, ("Ana", "check"), ("Beto", "check"), ("Carla", "check"))
+    assert t.state()["allowed"]["draw_max"] == 3
+    assert enter(t, ("Ana", "draw", 4)) == ["DRAW_LIMIT"]
+
+
+def test_a_hand_of_three_to_a_split_pot_is_settled_by_the_profile() -> None:
+    t = open_table()
+    enter(t, ("Ana", "bet", 4), ("Beto", "call"), ("Carla", "call"), ("Ana", "draw", 2), ("Beto", "stand-pat"),
+          ("Carla", "draw", 1), ("Ana", "check"), ("Beto", "check"), ("Carla", "check"))
+    state = t.state()
+    assert state["street"] == "showdown" and state["to_act"] == "Ana"
+    assert state["pots"] == [{"name": "pot", "amount": 15, "eligible": ["Ana", "Beto", "Carla"]}]
+    enter(t, ("Ana", "show", "Kc Kd 7s 7h 2c"), ("Beto", "show", "Ks Kh 7c 7d 2d"), ("Carla", "muck"))
+    last = t.state()["last_hand"]
+    # 15 split two ways: the odd chip to the first winner left of the button (seat 3): Ana
+    assert last["pots"][0]["awards"] == {"Ana": 8, "Beto": 7}
+    assert t.state()["button"] == 1 and t.state()["hand"] == "2"
+    assert t.hands[0].findings == []
+    assert "Ana collected 8 from pot\nBeto collected 7 from pot" in t.log()
+
+
+def test_a_wrong_odd_chip_claimed_is_flagged_at_once_and_can_be_taken_back() -> None:
+    t = open_table()
+    enter(t, ("Ana", "bet", 4), ("Beto", "call"), ("Carla", "call"), ("Ana", "draw", 2), ("Beto", "stand-pat"),
+          ("Carla", "draw", 1), ("Ana", "check"), ("Beto", "check"), ("Carla", "check"),
+          ("Ana", "show", "Kc Kd 7s 7h 2c"), ("Beto", "show", "Ks Kh 7c 7d 2d"), ("Carla", "muck"))
+    assert t.state()["may_collect"] and t.final_hands() == []
+    # the host says Beto took the odd chip: 8 of 15, Ana 7
+    t.apply({"player": "Beto", "action": "collect", "to": 8})
+    found = t.apply({"player": "Ana", "action": "collect", "to": 7})
+    assert [f.rule for f in found] == ["ODD_CHIP"]
+    assert "Beto collected 8 from pot\nAna collected 7 from pot" in t.log()
+    assert t.state()["stacks"]["Beto"] == 8 + 100 - 5 - 1  # the next hand's stacks (after its ante) follow the claims
+    t.undo()
+    t.undo()
+    assert t.hands[-1].findings == [] and "Ana collected 8 from pot" in t.log()
+    enter(t, ("Ana", "check"))
+    assert [f.number for f in t.final_hands()] == [1]
+    with pytest.raises(EntryError):  # the next hand has begun: hand 1 is stored as it is
+        t.apply({"player": "Ana", "action": "collect", "to": 7})
+
+
+def test_undo_takes_back_the_last_entry_of_the_hand() -> None:
+    t = open_table()
+    enter(t, ("Ana", "bet", 6), ("Beto", "raise", 8))
+    assert t.state()["findings"][0]["rule"] == "RAISE_BELOW_MIN"
+    t.undo()
+    state = t.state()
+    assert state["to_act"] == "Beto" and state["findings"] == [] and len(t.entries) == 1
+    t.undo()
+    with pytest.raises(TableError):
+        t.undo()
+
+
+def test_entries_that_cannot_be_understood_are_refused() -> None:
+    t = open_table()
+    for entry in ({"player": "Zoe", "action": "fold"}, {"player": "Ana", "action": "dance"},
+                  {"player": "Ana", "action": "bet"}, {"player": "Ana", "action": "bet", "to": "x"},
+                  {"player": "Ana", "action": "draw", "count": 7},
+                  {"player": "Ana", "action": "show", "cards": "As Kd"},
+                  {"player": "Ana", "action": "show", "cards": ["As", "Kd", "Qh", "Jc", "1x"]}, ["Ana"]):
+        with pytest.raises(EntryError):
+            t.apply(entry)  # type: ignore[arg-type]
+    assert t.entries == []
+
+
+def test_a_table_that_cannot_be_opened() -> None:
+    for body in ({"name": "", "seats": SEATS3}, {"name": "x", "seats": SEATS3[:1]},
+                 {"name": "x", "seats": [{"seat": 1, "player": "A", "chips": 0}] + SEATS3[1:]},
+                 {"name": "x", "profile": "nope", "seats": SEATS3},
+                 {"name": "x", "seats": SEATS3, "options": {"draw-limit": "nine"}},
+                 {"name": "x", "seats": SEATS3 + [{"seat": 3, "player": "Dario", "chips": 5}]},
+                 {"name": "x", "seats": [{"seat": 1, "player": "A B", "chips": 5}] + SEATS3[1:]}):
+        with pytest.raises(TableError):
+            TableConfig.from_request(body, "t", "2026/12/03 21:00:00")
+
+
+def test_a_redeal_carries_the_pot_and_keeps_the_button() -> None:
+    t = open_table("qdan", seats=[{"seat": 1, "player": "Ana", "chips": 2000},
+                                  {"seat": 2, "player": "Beto", "chips": 2000}], button=2)
+    enter(t, ("Ana", "check"), ("Beto", "check"))
+    assert t.hands[0].redeal and t.state()["button"] == 2
+    assert "*** REDEAL ***" in t.log() and "Pot carried over: 20" in t.log()
