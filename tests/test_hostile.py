@@ -30,6 +30,10 @@ from audit.cli import main
 from audit.dialects.common import MAX_NUMBER_DIGITS
 from audit.read import MAX_BLOCK_LINES, MAX_LINE_CHARS
 
+from conftest import needs_shared
+
+pytestmark = needs_shared
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CLEAN = SHARED / "cases" / "generated" / "clean-001.txt"
 AUDIT = str(Path(sys.executable).with_name("audit"))

@@ -13,7 +13,7 @@ import pytest
 import audit
 from audit import _native
 
-from conftest import AUDIT, FIXTURES, ROOT, SHARED
+from conftest import AUDIT, FIXTURES, ROOT, SHARED, needs_shared
 
 
 def test_the_suite_runs_on_the_compiled_modules() -> None:
@@ -70,6 +70,7 @@ def corpus() -> list[str]:
     return [str(p) for p in paths if p.exists()]
 
 
+@needs_shared
 @pytest.mark.parametrize("profile", ["home-open", "qdan", "stripped32"])
 def test_compiled_and_plain_python_give_the_same_findings(profile: str, tmp_path: Path) -> None:
     """Every file the project has, and a simulated session, through both builds: byte-identical JSON Lines."""

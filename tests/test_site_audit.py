@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from casejudge import banned_in_clean, cases_in, describe, expectation, judge, run_check
-from conftest import AUDIT, ROOT, SHARED
+from conftest import AUDIT, ROOT, SHARED, needs_shared
 
 
 def _findings(folder: str) -> list[dict[str, object]]:
@@ -20,11 +20,13 @@ def _findings(folder: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in run.stdout.splitlines()]
 
 
+@needs_shared
 def test_all_real_five_card_draw_hands_audit_clean() -> None:
     found = _findings("pokerstars")
     assert [f for f in found if f["severity"] in ("violation", "error")] == []
 
 
+@needs_shared
 def test_every_other_game_hand_is_unsupported_and_named() -> None:
     found = _findings("other-games")
     assert {f["rule"] for f in found} == {"UNSUPPORTED_GAME"}
@@ -34,6 +36,7 @@ def test_every_other_game_hand_is_unsupported_and_named() -> None:
         assert game in messages
 
 
+@needs_shared
 def test_text_summary_counts_unsupported_hands() -> None:
     run = subprocess.run([AUDIT, "check", str(SHARED / "real-hands" / "other-games")], capture_output=True,
                          text=True, timeout=120)
@@ -41,6 +44,7 @@ def test_text_summary_counts_unsupported_hands() -> None:
     assert "6 hands checked in 3 files: 0 violations, 0 warnings, 6 errors" in run.stdout
 
 
+@needs_shared
 def test_full_tilt_and_ongame_hands_audit_clean_under_the_site_profile() -> None:
     found = _findings("ongame") + _findings("fulltilt")
     assert found == []  # no finding at any severity (tests/test_dialects.py has the rest)
@@ -89,6 +93,7 @@ def test_every_site_decision_has_hits_and_near_misses() -> None:
     assert not wrong and not lacking, f"wrong expectations: {wrong}; missing: {lacking}"
 
 
+@needs_shared
 def test_site_fixtures_are_real_hands() -> None:
     """Every rule fixture names the real hand it was built from, and that hand is there with the same id."""
     for case in SITE_CASES:
