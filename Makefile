@@ -52,12 +52,13 @@ test: $(STAMP) $(NATIVE) $(BYTECODE) $(BROWSER_STAMP)
 demo: $(STAMP) $(NATIVE) $(BYTECODE)
 	bash bench/demo.sh
 
-# The HTTP service on the demo logs (as `make demo` stores them), on http://127.0.0.1:8000 until Ctrl-C.
+# The HTTP service on its own database, serve-out/club.duckdb (SERVE_DB=...), made with the demo logs the first time and
+# never deleted after; on http://127.0.0.1:8000 until Ctrl-C (HOST=..., PORT=...). See scripts/serve.sh.
+SERVE_DB ?= serve-out/club.duckdb
+HOST ?= 127.0.0.1
+PORT ?= 8000
 serve: $(STAMP) $(NATIVE) $(BYTECODE)
-	mkdir -p demo-out
-	rm -f demo-out/demo.duckdb demo-out/demo.duckdb.wal
-	$(BIN)/audit ingest fixtures/demo --db demo-out/demo.duckdb
-	$(BIN)/audit serve --db demo-out/demo.duckdb
+	AUDIT=$(BIN)/audit DB='$(SERVE_DB)' HOST='$(HOST)' PORT='$(PORT)' bash scripts/serve.sh
 
 bench: $(STAMP) $(NATIVE) $(BYTECODE)
 	$(BIN)/python bench/parse.py

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+import duckdb
+
+from conftest import AUDIT, ROOT
 
 
 def bare_clone(tmp_path: Path) -> Path:
@@ -44,3 +48,89 @@ def test_ci_fails_where_those_tests_would_skip(tmp_path: Path) -> None:
     assert run.returncode == 1, run.stdout + run.stderr
     assert "2 errors" in run.stdout and "AUDIT_REQUIRE_SHARED is set" in run.stdout, run.stdout
     assert "AUDIT_REQUIRE_SHARED=1" in (ROOT / ".ci" / "run").read_text()
+
+
+# ------------------------------------------------------------------------------ make demo, make serve: databases
+def script_env(**extra: str) -> dict[str, str]:
+    return {**os.environ, "AUDIT": AUDIT, "PYTHON": sys.executable, "PYTHONPATH": str(ROOT), **extra}
+
+
+def demo(out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(ROOT / "bench" / "demo.sh")], capture_output=True, text=True, timeout=300,
+                          env=script_env(DEMO_OUT=str(out)))
+
+
+def stored_files(db: Path) -> int:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return int(con.execute("SELECT count(*) FROM files").fetchone()[0])  # type: ignore[index]
+    finally:
+        con.close()
+
+
+def test_make_demo_remakes_only_its_own_database(tmp_path: Path) -> None:
+    out = tmp_path / "demo-out"
+    first = demo(out)
+    assert first.returncode == 0 and "left as it is" not in first.stdout, first.stdout + first.stderr
+    db = out / "demo.duckdb"
+    assert stored_files(db) == 5
+    token = subprocess.run([AUDIT, "token", "add", "north", "--db", str(db)], capture_output=True, text=True)
+    assert token.returncode == 0, token.stderr
+    second = demo(out)
+    assert second.returncode == 0 and f"{db}: it holds tokens of the service" in second.stderr, second.stderr
+    assert "left as it is" in second.stdout
+    listed = subprocess.run([AUDIT, "token", "list", "--db", str(db)], capture_output=True, text=True)
+    assert " north " in listed.stdout, listed.stdout + listed.stderr
+    [other] = [p for p in out.glob("demo-*.duckdb")]
+    assert stored_files(other) == 5
+    # The demo's own file is remade only while no program has it open.
+    check = [sys.executable, str(ROOT / "scripts" / "demo_db.py"), str(other), str(ROOT / "fixtures" / "demo")]
+    assert subprocess.run(check, env=script_env()).returncode == 0
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1]); "
+                               "print('open', flush=True); sys.stdin.read()", str(other)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+        held = subprocess.run(check, env=script_env(), capture_output=True, text=True)
+        assert held.returncode == 1 and "cannot be opened on its own" in held.stderr, held.stderr
+    finally:
+        holder.communicate("", timeout=30)
+
+
+def start_script(args: list[str], env: dict[str, str], log: Path) -> tuple[subprocess.Popen[str], int]:
+    """A script that ends in ``audit serve``: the process and its port, once it prints where it listens."""
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(log, "w"), text=True, env=env)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert "http://" in line, (line, log.read_text())
+    return proc, int(line.split("http://127.0.0.1:")[1].split("/")[0])
+
+
+def healthz(port: int) -> bytes:
+    con = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        con.request("GET", "/healthz")
+        return con.getresponse().read()
+    finally:
+        con.close()
+
+
+def test_make_serve_keeps_its_database_and_takes_a_port(tmp_path: Path) -> None:
+    db = tmp_path / "serve-out" / "club.duckdb"
+    env = script_env(DB=str(db), PORT="0")
+    for run in range(2):
+        proc, port = start_script(["bash", str(ROOT / "scripts" / "serve.sh")], env, tmp_path / "serve.log")
+        try:
+            assert healthz(port) == b'{"status":"ok"}'
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(60) == 0
+        if run == 0:
+            assert stored_files(db) == 5  # seeded with the demo logs the first time
+            made = subprocess.run([AUDIT, "token", "add", "north", "--db", str(db)], capture_output=True, text=True)
+            assert made.returncode == 0, made.stderr
+    listed = subprocess.run([AUDIT, "token", "list", "--db", str(db)], capture_output=True, text=True)
+    assert " north " in listed.stdout and stored_files(db) == 5
+    dry = subprocess.run(["make", "-n", "serve", "PORT=8080"], cwd=ROOT, capture_output=True, text=True)
+    assert dry.returncode == 0, dry.stderr
+    assert "PORT='8080'" in dry.stdout and "DB='serve-out/club.duckdb'" in dry.stdout and "rm " not in dry.stdout
