@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import errno
 import http.client
+import logging
 import os
 import shutil
 import signal
 import subprocess
+import socket
 import sys
+import types
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from conftest import AUDIT, ROOT
 
@@ -134,3 +139,35 @@ def test_make_serve_keeps_its_database_and_takes_a_port(tmp_path: Path) -> None:
     dry = subprocess.run(["make", "-n", "serve", "PORT=8080"], cwd=ROOT, capture_output=True, text=True)
     assert dry.returncode == 0, dry.stderr
     assert "PORT='8080'" in dry.stdout and "DB='serve-out/club.duckdb'" in dry.stdout and "rm " not in dry.stdout
+
+
+# ------------------------------------------------------------------------------------ audit serve on a busy port
+def test_serve_on_a_taken_port_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        run = subprocess.run([AUDIT, "serve", "--db", str(tmp_path / "club.duckdb"), "--port", str(port)],
+                             capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.splitlines() == [f"audit: cannot listen on 127.0.0.1:{port}: address already in use (another "
+                                       "program listens there: stop it, or choose another with --port)"]
+    assert not (tmp_path / "club.duckdb").exists()  # refused before the database was opened
+
+
+def test_a_port_taken_after_the_check_is_the_same_line(caplog: pytest.LogCaptureFixture) -> None:
+    """uvicorn's own failure to bind (it logs the error and exits 3) becomes the one line and exit 2."""
+    from audit.cli.serve import run_listening
+    from audit.errors import AuditError
+
+    def uvicorn_failing(settings: object) -> None:
+        logging.getLogger("uvicorn.error").error(OSError(errno.EADDRINUSE, "error while attempting to bind on "
+                                                         "address ('127.0.0.1', 8000): address already in use"))
+        sys.exit(3)
+
+    settings = types.SimpleNamespace(host="127.0.0.1", port=8000)
+    with pytest.raises(AuditError, match=r"^cannot listen on 127.0.0.1:8000: error while attempting to bind"):
+        run_listening(uvicorn_failing, settings)
+    assert caplog.records == []  # nothing of uvicorn's reaches the terminal
+    with pytest.raises(SystemExit):  # any other exit goes on as it was
+        run_listening(lambda s: sys.exit(3), settings)
