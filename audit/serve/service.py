@@ -79,6 +79,7 @@ class Service:
         self._writer: Writer | None = None
         self._pool: Executor | None = None
         self._threads: ThreadPoolExecutor | None = None
+        self._control: Any = None  # the control socket for backups (audit.serve.control)
 
     @property
     def db(self) -> ServiceDB:
@@ -102,9 +103,18 @@ class Service:
             self._pool = ProcessPoolExecutor(self.settings.workers, mp_context=multiprocessing.get_context("spawn"))
         else:
             self._pool = self._threads
+        from audit.serve.control import ControlServer
+
+        self._control = ControlServer(self.settings.db, self._writer.submit)
+        self._control.start()
+        if self._control.problem:
+            log.warning("audit backup cannot reach this service: %s", self._control.problem)
 
     def stop(self) -> None:
         """Finish the writes already queued (each whole), then close the pool and the database (again: nothing)."""
+        if self._control is not None:
+            self._control.stop()
+            self._control = None
         if self._writer is not None:
             self._writer.stop()
         if self._pool is not None and self._pool is not self._threads:
