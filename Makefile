@@ -12,7 +12,7 @@ NATIVE_SOURCES := $(wildcard audit/*.py audit/dialects/*.py audit/engine/*.py au
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,serve,dask]'
+	$(BIN)/python -m pip install -q -e '.[test,serve,watch,dask]'
 	touch $(STAMP)
 
 # The hot modules compiled to C with mypyc, in place (about twice the speed); rebuilt when a source changes.

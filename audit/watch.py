@@ -7,10 +7,15 @@ folders inside it) and cuts the text at the lines that open a hand. A hand is **
 starts after it, or, for the last hand of a file, once the session ends after it (``*** SESSION END ***``) or
 the file ends with a blank line and has not changed for ``settle`` seconds (``--once``: a whole last line is
 enough); a hand still being written waits. Each complete hand is known by the SHA-256 of its text:
-one already sent is never sent again, from any file (a rewritten or renamed file adds only its new hands). New
-hands of a file go together as one log: the file's preamble (its ``Session:``, ``Profile:`` and ``Option:``
-lines, before the first hand) followed by those hands. What was sent is kept in a state file written after each
-log is stored (through a temporary file renamed into place), so a restart sends nothing twice.
+one already sent is never sent again, from any file (a rewritten or renamed file adds only its new hands).
+
+**What is sent.** Hands outside a session (a site's hand histories, FORMAT.md: each audited on its own) are sent
+as they complete, the new hands of a file together as one log (with the file's ``Profile:`` lines before them).
+A session (from its ``Session:`` line) is sent whole once it ends: ``*** SESSION END ***``, another ``Session:``
+line, ``session_idle`` seconds without a change, or ``--once``; its rules (stacks carried from hand to hand, the
+standings) need every hand of it. Meanwhile its complete hands are audited as they come, to say their findings.
+What was sent is kept in a state file written after each log is stored (through a temporary file renamed into
+place), so a restart sends nothing twice.
 
 **Events.** With the ``watchfiles`` package (``pip install 'audit[watch]'``) the folders are looked at when the
 operating system says a file changed (and every ``settle`` seconds, for the last hands); without it, every
@@ -50,6 +55,8 @@ class Batch:
     name: str
     data: bytes
     digests: list[str]
+    send: bool = True
+    """False: a session still going on, given only to say its hands' findings (it is sent once it ends)."""
 
 
 @dataclass
@@ -89,6 +96,17 @@ def cut_hands(text: str) -> tuple[str, list[str]]:
     return "\n".join(lines[:starts[0]]).strip("\n"), hands
 
 
+def cut_sessions(text: str) -> list[tuple[str, bool]]:
+    """The text cut where a ``Session:`` line starts a session: each part, and whether it is a session (hands
+    before any ``Session:`` line are not)."""
+    lines = text.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("Session:")]
+    if not starts:
+        return [(text, False)]
+    bounds = ([(0, starts[0])] if starts[0] > 0 else []) + list(zip(starts, starts[1:] + [len(lines)]))
+    return [("\n".join(lines[a:b]) + ("\n" if b < len(lines) else ""), a in starts) for a, b in bounds]
+
+
 def last_hand_done(text: str, last: str, final: bool, quiet: bool) -> bool:
     """Whether the last hand of a file is whole: the session ended after it, or the file ends with a blank line
     (a client writes one after each hand) and has been quiet for a while; with ``final``, any whole last line."""
@@ -102,13 +120,15 @@ def last_hand_done(text: str, last: str, final: bool, quiet: bool) -> bool:
 class Follower:
     """The folders followed and the hands already sent (``state``: a JSON file)."""
 
-    def __init__(self, folders: list[str], state: str, settle: float) -> None:
+    def __init__(self, folders: list[str], state: str, settle: float, session_idle: float = 600.0) -> None:
         self.folders = [Path(f) for f in folders]
         for folder in self.folders:
             if not folder.is_dir():
                 raise AuditError(f"{folder}: no such folder")
         self.state_path = Path(state)
         self.settle = settle
+        self.session_idle = session_idle
+        self.previewed: dict[tuple[Path, int], int] = {}
         self.sent: set[str] = set()
         self.seen: dict[Path, Seen] = {}
         self.skipped: dict[Path, str] = {}
@@ -127,8 +147,8 @@ class Follower:
         return found
 
     def scan(self, final: bool = False) -> Iterator[Batch]:
-        """The new complete hands of each file (``final``: the last hand of a file counts as soon as the file
-        ends with a blank line, as ``--once`` wants)."""
+        """The new complete hands of each file (``final``: the last hand of a file counts as soon as its last
+        line is whole, and a session as soon as its hands are, as ``--once`` wants)."""
         now = time.monotonic()
         for path in self.files():
             try:
@@ -144,15 +164,34 @@ class Follower:
             if text is None:
                 self.skipped[path] = f"{path}: not UTF-8 or UTF-16 text; skipped"
                 continue
-            preamble, hands = cut_hands(text)
-            if hands and not last_hand_done(text, hands[-1], final, now - seen.since >= self.settle):
-                hands = hands[:-1]  # the last hand may still be being written
-            new = [(h, d) for h in hands if (d := hand_digest(h)) not in self.sent]
+            yield from self._batches(path, text, final, now - seen.since)
+
+    def _batches(self, path: Path, text: str, final: bool, quiet_for: float) -> Iterator[Batch]:
+        parts = cut_sessions(text)
+        for i, (raw, is_session) in enumerate(parts):
+            last_part = i == len(parts) - 1
+            preamble, hands = cut_hands(raw)
+            if not hands:
+                continue
+            pending = last_part and not last_hand_done(text, hands[-1], final, quiet_for >= self.settle)
+            done = hands[:-1] if pending else hands
+            new = [(h, d) for h in done if (d := hand_digest(h)) not in self.sent]
             if not new:
                 continue
+            head = preamble + "\n\n" if preamble.strip() else ""
             body = "\n".join(h for h, _ in new)
-            data_out = ((preamble + "\n\n" if preamble.strip() else "") + body).encode("utf-8")
-            yield Batch(path, path.name, data_out, [d for _, d in new])
+            digests = [d for _, d in new]
+            if not is_session:  # hands outside a session are audited each on its own (FORMAT.md)
+                yield Batch(path, path.name, (head + body).encode("utf-8"), digests)
+                continue
+            ended = (not last_part or "\n*** SESSION END ***" in hands[-1] or final
+                     or quiet_for >= self.session_idle)
+            if ended and not pending:  # the whole session, as one log: its rules see every hand
+                whole = raw if len(new) == len(hands) else head + body
+                yield Batch(path, path.name, whole.encode("utf-8"), digests)
+            elif self.previewed.get((path, i)) != len(done):
+                self.previewed[(path, i)] = len(done)
+                yield Batch(path, path.name, (head + "\n".join(done)).encode("utf-8"), [], send=False)
 
     def mark_sent(self, batch: Batch) -> None:
         """Remember ``batch``'s hands (the state file is written at once, whole)."""

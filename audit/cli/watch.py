@@ -74,16 +74,21 @@ def hand_lines(name: str, data: bytes, profile: str | None) -> list[str]:
               help="The last hand of a file counts once the file ends with a blank line and is this long unchanged.")
 @click.option("--poll", type=click.FloatRange(0.05), default=None, metavar="SECONDS",
               help="Look every SECONDS instead of waiting for file events (the fallback without watchfiles: 1 s).")
+@click.option("--session-idle", type=click.FloatRange(0), default=600.0, show_default=True, metavar="SECONDS",
+              help="A session with no SESSION END line is sent once its file is this long unchanged.")
 @click.option("--once", is_flag=True, help="Send every complete hand there is now, then exit.")
 @tries_option
 @quiet_option
 def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str | None, profile_name: str | None,
-          state: str | None, settle: float, poll: float | None, once: bool, tries: int, quiet: bool) -> None:
+          state: str | None, settle: float, poll: float | None, session_idle: float, once: bool, tries: int,
+          quiet: bool) -> None:
     """Follow folders where a poker client writes hand histories; audit and store (or send) each complete hand once.
 
     New files and files that grow are read as hands finish; a hand still being written waits, a file rewritten
-    from the start or renamed adds only hands not sent before. One line per hand with findings. The hands sent
-    are remembered in a state file, so a restart sends nothing twice. Ctrl-C stops (exit 130).
+    from the start or renamed adds only hands not sent before. Hands outside a session (a site's logs) are sent
+    as they finish; a session (Session: line) is sent whole when it ends, its hands' findings said as they
+    finish. One line per hand with findings. The hands sent are remembered in a state file, so a restart sends
+    nothing twice. Ctrl-C stops (exit 130).
     """
     from audit import watch as feed
 
@@ -101,14 +106,19 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
                                  on_retry=lambda why, s: say(f"audit watch: {why}; again in {s:g} s"))
         send = uploader.send
         where = url
-    follower = feed.Follower(list(folders), state, settle)
+    follower = feed.Follower(list(folders), state, settle, session_idle)
     sent = failed = 0
+    said: set[str] = set()  # the lines printed (a session's hands are audited again as it grows)
 
     def send_all(final: bool) -> None:
         nonlocal sent, failed
         for batch in follower.scan(final):
             for line in hand_lines(str(batch.path), batch.data, profile_name):
-                click.echo(line)
+                if line not in said:
+                    said.add(line)
+                    click.echo(line)
+            if not batch.send:
+                continue
             answer = send(batch.name, batch.data)
             follower.mark_sent(batch)  # an unreadable log is not sent again either: it would fail the same way
             if answer["status"] == "unreadable":
