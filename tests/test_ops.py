@@ -6,6 +6,7 @@ import errno
 import http.client
 import logging
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -171,3 +172,41 @@ def test_a_port_taken_after_the_check_is_the_same_line(caplog: pytest.LogCapture
     assert caplog.records == []  # nothing of uvicorn's reaches the terminal
     with pytest.raises(SystemExit):  # any other exit goes on as it was
         run_listening(lambda s: sys.exit(3), settings)
+
+
+# ------------------------------------------------------------------------------------- running it for a club
+def unit_settings() -> dict[str, list[str]]:
+    """The ``Key=value`` lines of deploy/audit.service."""
+    out: dict[str, list[str]] = {}
+    for line in (ROOT / "deploy" / "audit.service").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith(("#", ";", "[")):
+            key, _, value = line.partition("=")
+            out.setdefault(key.strip(), []).append(value.strip())
+    return out
+
+
+def test_the_units_command_line_serves_and_stops_cleanly(tmp_path: Path) -> None:
+    """The service started as deploy/audit.service starts it (its ExecStart, with this machine's audit, a database
+    in a temporary folder and a free loopback port), answering /healthz, then stopped by its KillSignal."""
+    unit = unit_settings()
+    [exec_start] = unit["ExecStart"]
+    argv = shlex.split(exec_start)
+    assert argv[0] == "/opt/audit/bin/audit" and argv[1] == "serve"
+    db = argv[argv.index("--db") + 1]
+    assert db.startswith(unit["WorkingDirectory"][0] + "/") and unit["ReadWritePaths"][0].split()[0] == \
+        unit["WorkingDirectory"][0]
+    assert argv[argv.index("--host") + 1] == "127.0.0.1"  # the proxy answers the internet, not the service
+    port = argv[argv.index("--port") + 1]
+    assert f"reverse_proxy 127.0.0.1:{port}" in (ROOT / "deploy" / "Caddyfile").read_text()
+    assert f"proxy_pass http://127.0.0.1:{port};" in (ROOT / "deploy" / "nginx.conf").read_text()
+    argv[0] = AUDIT
+    argv[argv.index("--db") + 1] = str(tmp_path / "club.duckdb")
+    argv[argv.index("--port") + 1] = "0"
+    proc, bound = start_script(argv, script_env(PYTHONUNBUFFERED="1"), tmp_path / "unit.log")
+    try:
+        assert healthz(bound) == b'{"status":"ok"}'
+        assert (tmp_path / "club.duckdb.control").is_socket()  # audit backup can reach it
+    finally:
+        proc.send_signal(getattr(signal, unit["KillSignal"][0]))
+        assert proc.wait(60) == 0, (tmp_path / "unit.log").read_text()
+    assert unit["Restart"] == ["on-failure"] and unit["RestartPreventExitStatus"] == ["2"]
