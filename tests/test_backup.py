@@ -20,7 +20,7 @@ from conftest import AUDIT, FIXTURES
 from servehelp import LiveServer, check_whole, rows
 
 CLIENTS = 20
-PER_CLIENT = 4
+PER_CLIENT = 3
 
 
 @pytest.fixture(scope="module")

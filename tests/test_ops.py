@@ -33,7 +33,7 @@ def bare_clone(tmp_path: Path) -> Path:
 
 def run_pytest(clone: Path, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if k != "AUDIT_REQUIRE_SHARED"}
-    environ.update(PYTHONPATH=str(ROOT), **env)
+    environ.update(PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", **env)  # no plugin: a quick start
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
                            "tests/test_cases.py::test_there_are_shared_cases",
                            "tests/test_cli.py::test_clean_file_exits_0", "tests/test_cli.py::test_unknown_option_line_names_the_line"],
