@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from audit.watch import cut_hands
@@ -156,6 +157,8 @@ def test_watch_once_into_a_database_keeps_its_state_beside_it(tmp_path: Path) ->
     assert first.stdout.splitlines() == [f"{folder / 'a.txt'}: hand 387708: ODD_CHIP (violation)",
                                          f"{folder / 'a.txt'}: hand 387709: STACK_CONTINUITY (violation)"]
     assert json.loads((tmp_path / "club.duckdb.watch.json").read_text())["sent"]
+    with duckdb.connect(str(db), read_only=True) as con:  # the whole file went in as itself, as ingest would
+        assert con.execute("SELECT path FROM files").fetchall() == [(str(folder / "a.txt"),)]
     again = subprocess.run([AUDIT, "watch", str(folder), "--db", str(db), "--once"], capture_output=True,
                            text=True, timeout=120)
     assert again.returncode == 0 and again.stdout == "" and "0 hands sent" in again.stderr, again.stderr

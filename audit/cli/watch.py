@@ -98,13 +98,14 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
     if url is None:
         db = db or os.environ.get("AUDIT_DB") or "audit.duckdb"
         state = state or db + ".watch.json"
-        send = _db_sender(db, profile_name, Path(state).resolve().parent)
+        send: Callable[[Path, str, bytes], dict[str, Any]] = _db_sender(db, profile_name,
+                                                                         Path(state).resolve().parent)
         where = db
     else:
         state = state or "audit-watch.json"
         uploader = feed.Uploader(url, token, profile_name, tries=tries,
                                  on_retry=lambda why, s: say(f"audit watch: {why}; again in {s:g} s"))
-        send = uploader.send
+        send = lambda path, name, data: uploader.send(name, data)  # noqa: E731
         where = url
     follower = feed.Follower(list(folders), state, settle, session_idle)
     sent = failed = 0
@@ -119,7 +120,7 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
                     click.echo(line)
             if not batch.send:
                 continue
-            answer = send(batch.name, batch.data)
+            answer = send(batch.path, batch.name, batch.data)
             follower.mark_sent(batch)  # an unreadable log is not sent again either: it would fail the same way
             if answer["status"] == "unreadable":
                 failed += 1
@@ -146,11 +147,21 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
         sys.exit(1)
 
 
-def _db_sender(db: str, profile: str | None, spool_parent: Path) -> Callable[[str, bytes], dict[str, Any]]:
-    """Store one log in the database as ``audit ingest`` does (through a file spooled beside the state)."""
+def _db_sender(db: str, profile: str | None, spool_parent: Path) -> Callable[[Path, str, bytes], dict[str, Any]]:
+    """Store one log in the database as ``audit ingest`` does: the file itself when the log is the whole file (the
+    database then names it, as ``audit ingest`` of it would), else through a copy spooled beside the state."""
     from audit.store.ingest import ingest
 
-    def send(name: str, data: bytes) -> dict[str, Any]:
+    def send(source: Path, name: str, data: bytes) -> dict[str, Any]:
+        try:
+            whole = source.read_bytes() == data
+        except OSError:
+            whole = False
+        if whole:
+            summary = ingest([str(source)], db, profile or "home-open")
+            if summary.failed:
+                return {"name": name, "status": "unreadable", "message": summary.failed[0].message}
+            return {"name": name, "status": "stored" if summary.ingested else "duplicate"}
         folder = tempfile.mkdtemp(prefix=".audit-watch-", dir=spool_parent)
         path = Path(folder) / name
         try:
