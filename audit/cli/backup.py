@@ -37,7 +37,7 @@ def backup(db: str, dest: str) -> None:
 
     check_db_name(db)
     path = check_dest(dest)
-    if os.path.abspath(db) == str(path):
+    if os.path.realpath(db) == os.path.realpath(path):
         raise AuditError(f"{dest}: that is the database itself")
     answer = ask_service(db, path)
     if answer is None:

@@ -36,7 +36,7 @@ ANSWER_SECONDS = 3600.0
 
 def control_path(db: str) -> Path:
     """The control socket of the database ``db``."""
-    return Path(os.path.abspath(db) + SUFFIX)
+    return Path(os.path.realpath(db) + SUFFIX)
 
 
 def check_dest(dest: str) -> Path:
@@ -84,7 +84,7 @@ class ControlServer:
     """The control socket of a running service; ``submit`` runs a job in the service's writer thread."""
 
     def __init__(self, db: str, submit: Callable[[Callable[[Any], int]], Future[int]]) -> None:
-        self.db = os.path.abspath(db)
+        self.db = os.path.realpath(db)
         self.path = control_path(db)
         self._submit = submit
         self._sock: socket.socket | None = None
