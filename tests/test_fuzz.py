@@ -555,6 +555,7 @@ def test_an_engine_stop_is_caught_and_re_raised(monkeypatch: pytest.MonkeyPatch)
         fuzz.check_input(SEEDS[0], [("home-open", (), False)])
 
 
+@needs_shared  # bench/fuzz.py starts from the shared cases' clean sessions
 @pytest.mark.parametrize("mode", [[], ["--ingest"]])
 def test_the_long_run_runs_and_prints_its_figures(tmp_path: Path, mode: list[str]) -> None:
     run = subprocess.run([sys.executable, str(BENCH_FUZZ), "40", "-j", "1", "--seed", "1", "--out",
