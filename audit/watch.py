@@ -143,7 +143,8 @@ class Follower:
     def files(self) -> list[Path]:
         found: list[Path] = []
         for folder in self.folders:
-            found += sorted(p for p in folder.rglob("*.txt") if p.is_file() and not p.name.startswith("."))
+            found += sorted(p for p in folder.rglob("*.txt")
+                            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
         return found
 
     def scan(self, final: bool = False) -> Iterator[Batch]:

@@ -235,3 +235,22 @@ def test_upload_retries_a_busy_service_and_gives_up_on_none() -> None:
                            "--tries", "2", "-q"], capture_output=True, text=True, timeout=120)
     assert gone.returncode == 2 and gone.stderr.splitlines() == [
         f"audit: cannot reach http://127.0.0.1:{port} (Connection refused); gave up after 2 tries"], gone.stderr
+
+
+def test_a_session_waits_for_its_end_and_hidden_folders_are_not_read(tmp_path: Path) -> None:
+    from audit.watch import Follower
+
+    preamble, session = simulated(43)
+    unfinished = preamble + "\n\n" + "\n".join(h for h in session[:-1]) + "\n"  # no SESSION END yet
+    (tmp_path / "t.txt").write_text(unfinished, encoding="utf-8")
+    (tmp_path / ".spool").mkdir()
+    (tmp_path / ".spool" / "copy.txt").write_text(unfinished, encoding="utf-8")
+    follower = Follower([str(tmp_path)], str(tmp_path / "state.json"), settle=0, session_idle=3600)
+    [preview] = list(follower.scan())
+    assert not preview.send and preview.digests == [] and preview.path == tmp_path / "t.txt"
+    assert list(follower.scan()) == []  # nothing new to say
+    idle = Follower([str(tmp_path)], str(tmp_path / "state.json"), settle=0, session_idle=0)
+    [whole] = list(idle.scan())  # unchanged long enough: the session goes, whole
+    assert whole.send and len(whole.digests) == len(session) - 1 and whole.data == unfinished.encode()
+    idle.mark_sent(whole)
+    assert list(Follower([str(tmp_path)], str(tmp_path / "state.json"), settle=0, session_idle=0).scan()) == []
