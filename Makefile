@@ -14,7 +14,7 @@ NATIVE_SOURCES := $(shell find audit -name '*.py') hatch_build.py
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,serve,dask]'
+	$(BIN)/python -m pip install -q -e '.[test,serve,watch,dask]'
 	touch $(STAMP)
 
 # The hot modules compiled to C with mypyc, in place (about twice the speed); rebuilt when a source changes.
@@ -62,12 +62,13 @@ test: $(STAMP) $(NATIVE) $(BYTECODE) $(BROWSER_STAMP)
 demo: $(STAMP) $(NATIVE) $(BYTECODE)
 	bash bench/demo.sh
 
-# The HTTP service on the demo logs (as `make demo` stores them), on http://127.0.0.1:8000 until Ctrl-C.
+# The HTTP service on its own database, serve-out/club.duckdb (SERVE_DB=...), made with the demo logs the first time and
+# never deleted after; on http://127.0.0.1:8000 until Ctrl-C (HOST=..., PORT=...). See scripts/serve.sh.
+SERVE_DB ?= serve-out/club.duckdb
+HOST ?= 127.0.0.1
+PORT ?= 8000
 serve: $(STAMP) $(NATIVE) $(BYTECODE)
-	mkdir -p demo-out
-	rm -f demo-out/demo.duckdb demo-out/demo.duckdb.wal
-	$(BIN)/audit ingest fixtures/demo --db demo-out/demo.duckdb
-	$(BIN)/audit serve --db demo-out/demo.duckdb
+	AUDIT=$(BIN)/audit DB='$(SERVE_DB)' HOST='$(HOST)' PORT='$(PORT)' bash scripts/serve.sh
 
 bench: $(STAMP) $(NATIVE) $(BYTECODE)
 	$(BIN)/python bench/parse.py

@@ -2,10 +2,13 @@
 
 - ``python hatch_build.py`` builds the extension modules in place, beside their sources (what ``make`` runs);
   a build with nothing changed only re-checks the types (about 10 s).
-- As hatchling's build hook, a wheel (``pip install .``) carries the compiled modules; an editable install
-  (``pip install -e .``) does not compile: ``make`` does it with the development tools of the venv.
-- ``AUDIT_PURE_PYTHON=1`` skips the compilation (a plain-Python wheel); so does a failed compilation, with a
-  warning (no C compiler): the package works the same, at about half the speed.
+- As hatchling's build hook, a wheel (``pip install .``, ``pipx install .``) carries the compiled modules; an
+  editable install (``pip install -e .``) does not compile: ``make`` does it with the development tools of the
+  venv. pip builds in an isolated environment that holds only the hook's ``dependencies`` (pyproject.toml): mypy,
+  setuptools, and every package the compiled modules import, which mypy must see to check their types.
+- ``AUDIT_PURE_PYTHON=1`` skips the compilation (a plain-Python wheel). So does a compilation that fails for any
+  reason (no C compiler, a type error, mypy or mypyc exiting instead of raising), with one warning: the package
+  works the same, at about half the speed. Only Ctrl-C stops the build.
 """
 
 from __future__ import annotations
@@ -61,6 +64,19 @@ except ImportError:  # running as a script, without hatchling
     BuildHookInterface = object  # type: ignore[misc,assignment]
 
 
+def try_build(build_lib: str, warn: Any) -> list[str] | None:
+    """``build(build_lib)``, or None after one ``warn(text)`` when compiling fails in any way: an exception, or
+    mypy's or mypyc's ``SystemExit`` (a type error ends mypyc's build that way), anything but Ctrl-C."""
+    try:
+        return build(build_lib)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the plain-Python wheel works the same, slower
+        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        warn(f"audit: the modules were not compiled ({reason}); building plain Python")
+        return None
+
+
 class NativeBuildHook(BuildHookInterface):  # type: ignore[misc,valid-type]
     PLUGIN_NAME = "custom"
 
@@ -68,10 +84,8 @@ class NativeBuildHook(BuildHookInterface):  # type: ignore[misc,valid-type]
         if self.target_name != "wheel" or version == "editable" or os.environ.get("AUDIT_PURE_PYTHON"):
             return
         out = tempfile.mkdtemp(prefix="audit-native-")
-        try:
-            built = build(out)
-        except Exception as exc:  # no compiler: a plain-Python wheel, which works the same, slower
-            self.app.display_warning(f"audit: the modules were not compiled ({exc}); building plain Python")
+        built = try_build(out, self.app.display_warning)
+        if built is None:
             return
         build_data["pure_python"] = False
         build_data["infer_tag"] = True

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from casejudge import cases_in, verdict
-from conftest import SHARED
+from conftest import SHARED, needs_shared
+
+pytestmark = needs_shared
 
 CASES = cases_in(*(SHARED / "cases" / d for d in ("edge", "generated", "generated-edge", "profiles")))
 

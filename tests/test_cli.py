@@ -12,17 +12,19 @@ import pytest
 from click.testing import CliRunner
 
 from audit.cli import main
-from conftest import AUDIT, SHARED
+from conftest import AUDIT, SHARED, needs_shared
 
 EDGE = SHARED / "cases" / "edge"
 
 
+@needs_shared
 def test_clean_file_exits_0() -> None:
     result = CliRunner().invoke(main, ["check", str(EDGE / "odd-chip-three-way.txt")])
     assert result.exit_code == 0, result.output
     assert "1 hand checked in 1 file: 0 violations, 0 warnings, 0 errors" in result.output
 
 
+@needs_shared
 def test_violation_exits_1_and_json_has_the_fields() -> None:
     result = CliRunner().invoke(main, ["check", str(EDGE / "reopen-short-not-reopened.txt"), "--format", "json"])
     assert result.exit_code == 1
@@ -35,12 +37,14 @@ def test_violation_exits_1_and_json_has_the_fields() -> None:
                                   "only 3 since Ana's bet of 4, less than the full raise of 4.")
 
 
+@needs_shared
 def test_fail_on_never_and_warning() -> None:
     path = str(EDGE / "reopen-short-not-reopened.txt")
     assert CliRunner().invoke(main, ["check", path, "--fail-on", "never"]).exit_code == 0
     assert CliRunner().invoke(main, ["check", path, "--fail-on", "warning"]).exit_code == 1
 
 
+@needs_shared
 def test_cannot_run_exits_2() -> None:
     runner = CliRunner()
     missing = runner.invoke(main, ["check", "no/such/file.txt"])
@@ -59,6 +63,7 @@ def test_unknown_option_line_names_the_line(tmp_path: Path) -> None:
     assert f"{log}:2: unknown option 'jokers'" in result.output
 
 
+@needs_shared
 def test_folder_and_stdin() -> None:
     result = CliRunner().invoke(main, ["check", str(EDGE), "--format", "json", "--fail-on", "never"])
     assert result.exit_code == 0
@@ -80,6 +85,7 @@ def test_every_command_has_help() -> None:
                 assert param.help, f"{name} {param.name}"
 
 
+@needs_shared
 def test_check_imports_no_database_libraries() -> None:
     code = ("import sys; from audit.cli import main\n"
             "try:\n    main(['check', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
@@ -89,6 +95,7 @@ def test_check_imports_no_database_libraries() -> None:
     assert run.stdout.strip().splitlines()[-1] == "[]"
 
 
+@needs_shared
 def test_library_works_without_the_cli() -> None:
     from audit import load_profile, read_hands, replay
 
@@ -97,6 +104,7 @@ def test_library_works_without_the_cli() -> None:
     assert [(f.rule, f.player) for f in result.findings] == [("RAISE_NOT_REOPENED", "Ana")]
 
 
+@needs_shared
 def test_program_exit_flushes_everything_and_runs_exit_handlers(tmp_path: Path) -> None:
     """``audit`` skips the interpreter's slow teardown (``run``): every line still reaches a pipe and a file, the
     exit status is the command's, what was registered to run at exit runs, and ``sys.exit("text")`` still says

@@ -25,14 +25,14 @@ import pytest
 from click.testing import CliRunner, Result
 
 from audit.cli import main
-from conftest import AUDIT, SHARED
+from conftest import AUDIT, SHARED, needs_shared
 
 CASES = SHARED / "cases"
 EDGE = CASES / "edge"
 CLEAN = CASES / "generated" / "clean-001.txt"
 REOPEN = EDGE / "reopen-short-not-reopened.txt"
 
-pytestmark = pytest.mark.skipif(not CASES.is_dir(), reason=f"the shared cases are missing: {CASES}")
+pytestmark = needs_shared
 
 
 def run(*args: str, input: str | None = None) -> Result:

@@ -23,7 +23,7 @@ from audit.model import (
 )
 from audit.read import block_kind, read_blocks, read_text_blocks
 from audit.resources import data_dir
-from conftest import chips_put_in, AUDIT, FIXTURES, ROOT, SHARED
+from conftest import chips_put_in, AUDIT, FIXTURES, ROOT, SHARED, needs_shared
 from modeldump import dump_block
 
 REAL = SHARED / "real-hands"
@@ -106,12 +106,14 @@ def test_site_grammars_build_in_strict_mode(d: registry.Dialect) -> None:
     assert build(strict=True) is not build()
 
 
+@needs_shared
 def test_the_reader_knows_each_sites_first_line() -> None:
     for dialect, folder in SITES.items():
         kinds = {b.kind for p in dialect_files(REAL / folder, dialect) for b in read_blocks(p)}
         assert kinds == {dialect}, folder
 
 
+@needs_shared
 def test_no_dialect_module_imports_click_duckdb_or_polars() -> None:
     """In a fresh interpreter: import every dialect and parse a real hand of each; none of these is loaded."""
     probe = (
@@ -163,6 +165,7 @@ def test_unreadable_lines_are_parse_errors_with_a_caret(group: str) -> None:
 
 # ---- the real logs ------------------------------------------------------------------------------------------
 
+@needs_shared
 @pytest.mark.parametrize("name, folder", sorted(SITES.items()))
 def test_real_hands_parse_and_pots_reconcile(name: str, folder: str) -> None:
     """chips put in − uncalled = total pot = collected + rake, in integer cents, for every hand."""
@@ -177,6 +180,7 @@ def test_real_hands_parse_and_pots_reconcile(name: str, folder: str) -> None:
         assert chips_put_in(hand) == total.total == collected + total.rake, hand.hand_id
 
 
+@needs_shared
 @pytest.mark.parametrize("folder", [f for n, f in SITES.items() if n != "site"])
 def test_only_the_heros_cards_and_shown_hands_are_known(folder: str) -> None:
     for hand in real_hands(folder):
@@ -186,6 +190,7 @@ def test_only_the_heros_cards_and_shown_hands_are_known(folder: str) -> None:
         assert all(d.cards is None for d in hidden)
 
 
+@needs_shared
 def test_full_tilt_lines() -> None:
     (hand,) = [h for h in real_hands("fulltilt") if h.hand_id == "25340539000"]
     assert hand.table == "Axe Handle" and hand.button == 6 and hand.started_at == "2010/11/07 02:58:00"
@@ -200,6 +205,7 @@ def test_full_tilt_lines() -> None:
     assert Action(29, "Player1", "raise", 20, 40) in limit.body
 
 
+@needs_shared
 def test_ongame_without_street_lines_and_with_a_hidden_winner() -> None:
     (plain,) = real_hands("ongame")[:1]  # the file with no "---" around the draw
     assert plain.hand_id == "R5-192626403-203"
@@ -220,6 +226,7 @@ def _check(*paths: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+@needs_shared
 def test_real_full_tilt_and_ongame_hands_audit_clean() -> None:
     assert _check(REAL / "fulltilt", REAL / "ongame") == []
     done = subprocess.run([AUDIT, "check", str(REAL / "fulltilt"), str(REAL / "ongame")], capture_output=True,
@@ -227,6 +234,7 @@ def test_real_full_tilt_and_ongame_hands_audit_clean() -> None:
     assert done.returncode == 0 and "18 hands checked in 6 files: 0 violations, 0 warnings, 0 errors" in done.stdout
 
 
+@needs_shared
 def test_they_ingest_beside_pokerstars_with_their_own_dialect(tmp_path: Path) -> None:
     db = tmp_path / "real.duckdb"
     done = subprocess.run([AUDIT, "ingest", str(REAL / "pokerstars"), str(REAL / "fulltilt"), str(REAL / "ongame"),
@@ -243,6 +251,7 @@ def test_they_ingest_beside_pokerstars_with_their_own_dialect(tmp_path: Path) ->
     assert got[0]["pots"] == 200 + 1200 + 110
 
 
+@needs_shared
 @pytest.mark.parametrize("fmt", ["text", "json", "html"])
 @pytest.mark.parametrize("path, hand", [
     ("fulltilt/5-Carddraw-NL-USD-0.10-0.20-201011.Saw.Showdown.Not.UTF16.txt", "25340557279"),
@@ -269,6 +278,7 @@ def _findings(text: str) -> list[str]:
     return [json.dumps(f.as_dict(), sort_keys=True) for a in audit_blocks(read_text_blocks(text)) for f in a.findings]
 
 
+@needs_shared
 def test_eight_threads_give_what_one_thread_gives() -> None:
     """PokerStars, Full Tilt, OnGame and house text audited by 8 threads at once (switching threads as often as
     the interpreter allows) give the findings one thread gives."""
@@ -307,6 +317,7 @@ def test_eight_threads_give_what_one_thread_gives() -> None:
         assert results[n] == alone, n
 
 
+@needs_shared
 def test_the_site_parsers_hold_no_state_between_hands() -> None:
     """A play-money hand (chips) parsed between two cash hands (cents) changes nothing in them."""
     cash = (REAL / "pokerstars" / "5-Carddraw-NL-USD-0.25-0.50.Sample.txt").read_text(encoding="utf-8-sig")

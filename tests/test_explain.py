@@ -19,6 +19,8 @@ from audit.explain import (
 )
 from audit.profile import load_profile
 
+from conftest import needs_shared
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 EDGE = SHARED / "cases" / "edge"
 GENERATED = SHARED / "cases" / "generated"
@@ -73,11 +75,13 @@ EXPECTED_POTS: dict[str, tuple[str, list[dict[str, Any]], dict[str, int]]] = {
 }
 
 
+@needs_shared
 def test_every_edge_case_has_expected_values() -> None:
     assert EDGE.is_dir(), f"the shared cases are missing: {EDGE}"
     assert sorted(p.stem for p in EDGE.glob("*.txt")) == sorted(EXPECTED_POTS)
 
 
+@needs_shared
 @pytest.mark.parametrize("case", sorted(EXPECTED_POTS))
 def test_json_pots_and_awards_match_the_hand_worked_values(case: str) -> None:
     hand_id, pots, should = EXPECTED_POTS[case]
@@ -96,6 +100,7 @@ def test_json_pots_and_awards_match_the_hand_worked_values(case: str) -> None:
     assert h["remainder"] is None
 
 
+@needs_shared
 @pytest.mark.parametrize("case", sorted(EXPECTED_POTS))
 def test_steps_conserve_chips_between_stacks_and_pot(case: str) -> None:
     h = run_json(EDGE / f"{case}.txt")[0]
@@ -106,6 +111,7 @@ def test_steps_conserve_chips_between_stacks_and_pot(case: str) -> None:
     assert h["steps"][-1]["pot"] == 0
 
 
+@needs_shared
 def test_steps_show_what_was_legal_and_the_finding_where_it_happened() -> None:
     h = run_json(EDGE / "reopen-short-not-reopened.txt")[0]
     by_text = {s["text"]: s for s in h["steps"]}
@@ -118,6 +124,7 @@ def test_steps_show_what_was_legal_and_the_finding_where_it_happened() -> None:
     assert all(not s["findings"] for s in h["steps"] if s is not reraise)
 
 
+@needs_shared
 def test_the_uncalled_return_is_a_step_with_the_stack_restored() -> None:
     h = run_json(EDGE / "uncalled-bet-returned.txt")[0]
     step = next(s for s in h["steps"] if s["event"]["type"] == "uncalled")
@@ -125,6 +132,7 @@ def test_the_uncalled_return_is_a_step_with_the_stack_restored() -> None:
     assert step["stacks"]["Ana"] == 79 and step["pot"] == 43
 
 
+@needs_shared
 def test_draw_steps_say_which_cards_could_go_and_the_limit() -> None:
     h = run_json(EDGE / "reshuffle-merge-stub.txt")[0]
     eva = next(s for s in h["steps"] if s["event"]["type"] == "discard" and s["event"]["player"] == "Eva")
@@ -156,6 +164,7 @@ def odd_chip_dispute(tmp_path: Path) -> Path:
     return path
 
 
+@needs_shared
 def test_a_wrong_odd_chip_is_corrected_in_plain_words(tmp_path: Path) -> None:
     path = odd_chip_dispute(tmp_path)
     h = run_json(path)[0]
@@ -169,6 +178,7 @@ def test_a_wrong_odd_chip_is_corrected_in_plain_words(tmp_path: Path) -> None:
     assert es.exit_code == 0 and "Beto debe 1 ficha a Ana." in es.output and "Correcciones" in es.output
 
 
+@needs_shared
 def test_chips_lost_by_the_log_are_put_against_the_pot(tmp_path: Path) -> None:
     text = (EDGE / "uncalled-bet-returned.txt").read_text(encoding="utf-8")
     path = tmp_path / "short-paid.txt"
@@ -181,6 +191,7 @@ def test_chips_lost_by_the_log_are_put_against_the_pot(tmp_path: Path) -> None:
     assert "The pot owes Beto 3 chips" in out
 
 
+@needs_shared
 def test_chips_created_by_the_log_are_put_against_the_pot(tmp_path: Path) -> None:
     text = (EDGE / "uncalled-bet-returned.txt").read_text(encoding="utf-8")
     path = tmp_path / "over-paid.txt"
@@ -192,6 +203,7 @@ def test_chips_created_by_the_log_are_put_against_the_pot(tmp_path: Path) -> Non
     assert "Beto debe devolver 2 fichas al bote" in out
 
 
+@needs_shared
 def test_a_rake_the_game_forbids_is_owed_by_the_house(tmp_path: Path) -> None:
     text = (EDGE / "uncalled-bet-returned.txt").read_text(encoding="utf-8")
     text = text.replace("Beto collected 43 from pot", "Beto collected 41 from pot")
@@ -213,6 +225,7 @@ def session_case() -> Path:
     raise AssertionError(f"no multi-hand mut-* session with POT_WINNER or ODD_CHIP under {GENERATED}")
 
 
+@needs_shared
 def test_a_session_nets_its_corrections_to_zero() -> None:
     path = session_case()
     objects = run_json(path)
@@ -257,6 +270,7 @@ def test_session_totals_net_hands_that_partly_cancel() -> None:
 
 
 # ------------------------------------------------------------------------------------------- CLI
+@needs_shared
 def test_hand_option_picks_one_hand_and_an_unknown_one_exits_2() -> None:
     path = session_case()
     objects = run_json(path)
@@ -268,6 +282,7 @@ def test_hand_option_picks_one_hand_and_an_unknown_one_exits_2() -> None:
     assert "no hand 'no-such-hand'" in bad.output
 
 
+@needs_shared
 def test_output_option_writes_the_file(tmp_path: Path) -> None:
     out = tmp_path / "e.html"
     result = CliRunner().invoke(main, ["explain", str(EDGE / "odd-chip-three-way.txt"), "--format", "html",
@@ -281,6 +296,7 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
     assert result.exit_code == 2
 
 
+@needs_shared
 def test_html_escapes_the_log_text(tmp_path: Path) -> None:
     text = (EDGE / "odd-chip-three-way.txt").read_text(encoding="utf-8")
     text = text.replace("Table 'Casa Pepe'", "Table '<img src=x onerror=alert(1)>'").replace("Carla", "O'Carla")
@@ -295,6 +311,7 @@ def test_html_escapes_the_log_text(tmp_path: Path) -> None:
     assert not re.search(r"(src|href)=\"(https?:)?//", page)
 
 
+@needs_shared
 def test_html_is_self_contained_and_translated() -> None:
     path = EDGE / "reopen-cumulative-legal.txt"
     es = render_html(explain_file(str(path)), "es")
@@ -315,6 +332,7 @@ def launch_chromium(p: Any) -> Any:
     return p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
+@needs_shared
 def test_html_page_in_headless_chromium_on_a_phone(tmp_path: Path) -> None:
     try:
         from playwright.sync_api import sync_playwright
@@ -399,6 +417,7 @@ def test_a_pot_nobody_showed_down_is_taken_as_paid() -> None:
     assert "nobody's cards were shown" in " ".join(settlement_notes(s, "en"))
 
 
+@needs_shared
 def test_site_hands_with_an_allowed_rake_need_no_correction() -> None:
     path = SHARED / "real-hands" / "pokerstars" / "5-Carddraw-NL-USD-0.25-0.50.Sample.txt"
     if not path.is_file():

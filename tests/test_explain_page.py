@@ -19,6 +19,8 @@ from audit.explain import explain_file, render_html, render_text
 from audit.findings import Finding
 from audit.words import catalogue
 
+from conftest import needs_shared
+
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "fixtures" / "demo"
 ODD_CHIP = DEMO / "home-session-odd-chip-dispute.txt"
@@ -165,6 +167,7 @@ def test_the_english_catalogue_check_catches_english() -> None:
     assert any(p in visible_text(english) for p in phrases)
 
 
+@needs_shared
 def test_no_spanish_page_of_any_fixture_has_english_words() -> None:
     phrases = english_phrases()
     bad: dict[str, list[str]] = {}
@@ -180,6 +183,7 @@ def test_no_spanish_page_of_any_fixture_has_english_words() -> None:
 
 
 # ------------------------------------------------------------------------------------------- money
+@needs_shared
 @pytest.mark.skipif(not STARS.is_dir(), reason="the shared real hands are not here")
 def test_a_pokerstars_hand_shows_dollars_and_cents_in_both_languages() -> None:
     path = STARS / "5-Carddraw-NL-USD-0.25-0.50.Sample.txt"

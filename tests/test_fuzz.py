@@ -41,6 +41,8 @@ from audit.read import MAX_BLOCK_LINES, RawBlock, iter_lines, read_blocks, read_
 from audit.rules import SEVERITY_RANK, Rule
 from casejudge import cases_in, expectation, judge, run_check
 
+from conftest import needs_shared
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 SEED_FILES = sorted((SHARED / "cases" / "generated").glob("clean-*.txt"))
 SEEDS = [f.read_text(encoding="utf-8") for f in SEED_FILES]
@@ -57,6 +59,7 @@ FUZZ = settings(deadline=None, max_examples=120, suppress_health_check=[HealthCh
                                                                         HealthCheck.data_too_large])
 
 
+@needs_shared
 def test_there_are_seeds() -> None:
     assert len(SEEDS) >= 5, f"no clean-*.txt seed logs under {SHARED / 'cases' / 'generated'}"
 
@@ -112,6 +115,7 @@ def test_random_bytes(bom: bytes, data: bytes) -> None:
     audit_bytes(bom + data)
 
 
+@needs_shared
 @FUZZ
 @given(st.integers(0, len(SEEDS) - 1), st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 255)),
                                                 max_size=8),
@@ -129,6 +133,7 @@ def test_random_text(text: str) -> None:
     audit_text(text)
 
 
+@needs_shared
 @FUZZ
 @given(st.lists(st.sampled_from(ALL_LINES) | st.text(max_size=80), max_size=120),
        st.sampled_from(sorted(PROFILES)))
@@ -165,6 +170,7 @@ def edit_lines(lines: list[str], edits: list[tuple[str, int, int]]) -> list[str]
     return lines
 
 
+@needs_shared
 @FUZZ
 @given(st.integers(0, len(SEEDS) - 1), st.lists(EDIT, min_size=1, max_size=6), st.sampled_from(sorted(PROFILES)))
 def test_line_deletions_duplications_swaps(seed: int, edits: list[tuple[str, int, int]], profile: str) -> None:
@@ -179,6 +185,7 @@ _NUM = re.compile(r"\d+")
 _NAME_AT_START = re.compile(r"^(?:Dealt to |Seat \d+: |Uncalled bet \(\d+\) returned to )?([^\s:]+)")
 
 
+@needs_shared
 @FUZZ
 @given(st.integers(0, len(SEEDS) - 1), st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 50), HUGE),
                                                 min_size=1, max_size=5))
@@ -194,6 +201,7 @@ def test_absurd_numbers(seed: int, changes: list[tuple[int, int, str]]) -> None:
     audit_text("\n".join(lines))
 
 
+@needs_shared
 @settings(FUZZ, max_examples=60)
 @given(st.integers(0, len(SEEDS) - 1), st.lists(st.tuples(st.integers(0, 10 ** 6), NAME), min_size=1,
                                                 max_size=3))
@@ -313,6 +321,7 @@ def test_reader_lines_do_not_depend_on_chunk_boundaries(text: str, chunk: int, c
     assert got == want
 
 
+@needs_shared
 @settings(deadline=None, max_examples=40)
 @given(st.integers(0, len(SEEDS) - 1), st.lists(EDIT, max_size=4), st.sampled_from(["\n", "\r\n", "\r"]),
        st.sampled_from(["utf-8", "utf-8-sig", "utf-16"]))
@@ -339,6 +348,7 @@ def timed_audit(text: str, limit: float) -> list[Finding]:
     return findings
 
 
+@needs_shared
 def test_ten_thousand_seats() -> None:
     seats = "\n".join(f"Seat {i}: P{i} (100 in chips)" for i in range(1, 10_001))
     hand = first_hand().replace("Seat 1: Carla (100 in chips)", seats)
@@ -347,6 +357,7 @@ def test_ten_thousand_seats() -> None:
     assert f"{MAX_BLOCK_LINES:,} lines" in findings[0].message
 
 
+@needs_shared
 def test_seat_ten_thousand_and_a_table_as_big_as_a_hand_may_be() -> None:
     hand = first_hand().replace("Seat 3:", "Seat 10000:").replace("Seat #1", "Seat #10000")
     timed_audit(hand, 20)
@@ -356,6 +367,7 @@ def test_seat_ten_thousand_and_a_table_as_big_as_a_hand_may_be() -> None:
     assert "PARSE_ERROR" not in rules and rules
 
 
+@needs_shared
 def test_hundred_kilobyte_names() -> None:
     name = "N" * 100_000
     findings = timed_audit(first_hand().replace("Tere", name), 20)
@@ -363,6 +375,7 @@ def test_hundred_kilobyte_names() -> None:
     timed_audit(first_hand().replace("Tere: bets 2", f"{name}: bets 2"), 20)  # an unknown player
 
 
+@needs_shared
 @pytest.mark.parametrize("line", ["Tere: bets 2", "*** DRAW ***", "Dealt to Tere [Th 3c 2c 2s Qh]",
                                   "Carla collected 16 from pot", "Tere said, \"hi\"", "# comment", "garbage"])
 def test_deeply_repeated_lines(line: str) -> None:
@@ -371,6 +384,7 @@ def test_deeply_repeated_lines(line: str) -> None:
         timed_audit(hand.replace("*** DRAW ***", "*** DRAW ***\n" + "\n".join([line] * times), 1), 30)
 
 
+@needs_shared
 def test_many_sessions_and_session_ends() -> None:
     hand = first_hand()
     text = "\n\n".join(f"Session: s{i}\n\n{hand}\n\n*** SESSION END ***\n1: Carla (108)" for i in range(300))
@@ -385,12 +399,14 @@ def endless_blocks() -> Iterator[RawBlock]:
         yield from read_text_blocks(hand.replace("#4501", f"#{i}"), "endless")
 
 
+@needs_shared
 def test_audit_is_lazy_over_an_endless_file() -> None:
     """Results come out while blocks are still coming in: nothing waits for the end of the file."""
     out = list(itertools.islice(audit_blocks(endless_blocks(), HOME), 50))
     assert len(out) == 50
 
 
+@needs_shared
 def test_reader_is_lazy_over_an_endless_stream() -> None:
     class Endless(io.RawIOBase):
         def readable(self) -> bool:
@@ -406,6 +422,7 @@ def test_reader_is_lazy_over_an_endless_stream() -> None:
     assert len(list(itertools.islice(blocks, 20))) == 20
 
 
+@needs_shared
 def test_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
     """Auditing a file hand after hand retains nothing per hand: the memory in use after hand 1,000 is what it
     was after hand 400 (measured after a collection, so that free lists and garbage do not count)."""
@@ -428,6 +445,7 @@ def test_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
     assert used[1000] - used[400] < 50_000, used  # under 85 bytes a hand: one leaked object a hand fails
 
 
+@needs_shared
 def test_read_blocks_of_a_file_holds_one_block(tmp_path: Path) -> None:
     path = tmp_path / "log.txt"
     path.write_text("\n\n".join([first_hand()] * 2000), encoding="utf-8")
@@ -444,6 +462,7 @@ def test_read_blocks_of_a_file_holds_one_block(tmp_path: Path) -> None:
 
 # ---- through the command ---------------------------------------------------------------------------------------
 
+@needs_shared
 @settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(0, len(SEEDS) - 1), st.lists(EDIT, max_size=5), st.binary(max_size=40),
        st.sampled_from(["text", "json"]))
@@ -495,6 +514,7 @@ def load_bench_fuzz() -> Any:
     return module
 
 
+@needs_shared
 def test_a_forced_run_names_its_profile_and_options_in_every_preamble() -> None:
     fuzz = load_bench_fuzz()
     own = Preamble(1, (SessionLine(1, "s"), ProfileLine(2, "qdan"), OptionLine(3, "joker", "wild")))
@@ -517,6 +537,7 @@ def test_the_option_cycles_give_every_profile_every_value() -> None:
     assert min(cycles.met.values()) >= 1, "a turn of each cycle meets every value"
 
 
+@needs_shared
 def test_an_engine_stop_is_caught_and_re_raised(monkeypatch: pytest.MonkeyPatch) -> None:
     """The run counts a hand the pipeline turned into a 'please report it' PARSE_ERROR as an engine stop."""
     fuzz = load_bench_fuzz()
@@ -534,6 +555,7 @@ def test_an_engine_stop_is_caught_and_re_raised(monkeypatch: pytest.MonkeyPatch)
         fuzz.check_input(SEEDS[0], [("home-open", (), False)])
 
 
+@needs_shared  # bench/fuzz.py starts from the shared cases' clean sessions
 @pytest.mark.parametrize("mode", [[], ["--ingest"]])
 def test_the_long_run_runs_and_prints_its_figures(tmp_path: Path, mode: list[str]) -> None:
     run = subprocess.run([sys.executable, str(BENCH_FUZZ), "40", "-j", "1", "--seed", "1", "--out",

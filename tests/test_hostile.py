@@ -30,6 +30,8 @@ from audit.cli import main
 from audit.dialects.common import MAX_NUMBER_DIGITS
 from audit.read import MAX_BLOCK_LINES, MAX_LINE_CHARS
 
+from conftest import needs_shared
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CLEAN = SHARED / "cases" / "generated" / "clean-001.txt"
 AUDIT = str(Path(sys.executable).with_name("audit"))
@@ -99,6 +101,7 @@ def test_random_bytes_exit_2(tmp_path: Path) -> None:
     assert_cannot_read(result, path)
 
 
+@needs_shared
 def test_nul_byte_after_the_first_block_names_the_line(tmp_path: Path) -> None:
     text = clean_text()
     lines = text.count("\n")
@@ -106,12 +109,14 @@ def test_nul_byte_after_the_first_block_names_the_line(tmp_path: Path) -> None:
     assert_cannot_read(check(str(path)), path, f"{path}:{3 * lines + 1}:", "not a text file")
 
 
+@needs_shared
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
 def test_utf16_without_bom_exits_2(tmp_path: Path, codec: str) -> None:
     path = write(tmp_path, "u16.txt", clean_text().encode(codec))
     assert_cannot_read(check(str(path)), path, "UTF-16", "byte-order mark")
 
 
+@needs_shared
 @pytest.mark.parametrize("bom,codec", [(codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
                                        (codecs.BOM_UTF8, "utf-8")], ids=["utf-16-le", "utf-16-be", "utf-8"])
 def test_bom_files_read_like_utf8(tmp_path: Path, bom: bytes, codec: str) -> None:
@@ -125,6 +130,7 @@ def test_bom_files_read_like_utf8(tmp_path: Path, bom: bytes, codec: str) -> Non
     assert "2 hands checked in 1 file" in check(str(with_bom)).stdout
 
 
+@needs_shared
 def test_cr_line_ends_and_a_bom_in_the_middle(tmp_path: Path) -> None:
     text = clean_text()
     joined = codecs.BOM_UTF8 + text.encode() + b"\n" + codecs.BOM_UTF8 + text.replace("Session: home-1-001",
@@ -135,6 +141,7 @@ def test_cr_line_ends_and_a_bom_in_the_middle(tmp_path: Path) -> None:
     assert "4 hands checked in 1 file: 0 violations, 0 warnings, 0 errors" in result.stdout
 
 
+@needs_shared
 def test_latin1_file_exits_2_with_the_line(tmp_path: Path) -> None:
     text = clean_text().replace("Tere", "José")
     line = text.split("\n").index(next(x for x in text.split("\n") if "José" in x)) + 1
@@ -142,6 +149,7 @@ def test_latin1_file_exits_2_with_the_line(tmp_path: Path) -> None:
     assert_cannot_read(check(str(path)), path, f"{path}:{line}:", "not valid utf-8")
 
 
+@needs_shared
 def test_line_too_long_exits_2_with_the_line(tmp_path: Path) -> None:
     text = clean_text()
     lines = text.count("\n")
@@ -158,6 +166,7 @@ def test_one_huge_line_is_refused_without_reading_it(tmp_path: Path) -> None:
     assert_cannot_read(check(str(path)), path, f"{path}:1:", "longer than")
 
 
+@needs_shared
 def test_a_bad_file_among_good_ones_exits_2(tmp_path: Path) -> None:
     write(tmp_path, "a.txt", clean_text().encode())
     bad = write(tmp_path, "b.txt", b"\x00\x01\x02" * 100)
@@ -173,6 +182,7 @@ def test_missing_file_and_folder_argument(tmp_path: Path) -> None:
     assert result.exit_code == 0 and "0 hands checked in 0 files" in result.stdout
 
 
+@needs_shared
 def test_unreadable_file_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file the user may not read. Root reads anything, so the refusal is made by the open() the reader uses."""
     import builtins
@@ -202,6 +212,7 @@ def test_read_error_in_the_middle_of_reading_exits_2() -> None:
 
 # ---- truncated and oversized hands: findings, exit 1 ---------------------------------------------------------
 
+@needs_shared
 def test_hand_cut_in_the_middle_of_a_line_is_a_parse_error(tmp_path: Path) -> None:
     text = clean_text()
     cut = text.index("Tere: bets 5") + len("Tere: be")
@@ -216,6 +227,7 @@ def test_hand_cut_in_the_middle_of_a_line_is_a_parse_error(tmp_path: Path) -> No
     assert text_out.exit_code == 1 and "1 hand checked in 1 file: 0 violations, 0 warnings, 1 error" in text_out.stdout
 
 
+@needs_shared
 def test_cut_hand_in_the_middle_of_a_file_does_not_stop_the_others(tmp_path: Path) -> None:
     hands = clean_text().split("\n\n")
     broken = hands[1][: hands[1].index("*** DRAW ***") + 6]  # "*** DR"
@@ -228,6 +240,7 @@ def test_cut_hand_in_the_middle_of_a_file_does_not_stop_the_others(tmp_path: Pat
     assert "2 hands checked" in check(str(path)).stdout
 
 
+@needs_shared
 def test_hand_cut_at_a_line_end_is_still_reported(tmp_path: Path) -> None:
     text = clean_text()
     cut = text.index("*** SHOW DOWN ***")
@@ -237,6 +250,7 @@ def test_hand_cut_at_a_line_end_is_still_reported(tmp_path: Path) -> None:
     assert {r["hand"] for r in json_rows(result)} == {"4501"}
 
 
+@needs_shared
 def test_hand_longer_than_the_limit_is_a_parse_error_and_the_next_hand_is_read(tmp_path: Path) -> None:
     hand = first_hand()
     chat = "Tere said, \"hi\"\n" * (MAX_BLOCK_LINES + 50)
@@ -251,6 +265,7 @@ def test_hand_longer_than_the_limit_is_a_parse_error_and_the_next_hand_is_read(t
     assert "2 hands checked" in check(str(path)).stdout
 
 
+@needs_shared
 @pytest.mark.parametrize("digits", [MAX_NUMBER_DIGITS + 1, 5000, 100_000])
 def test_number_with_too_many_digits_is_a_parse_error(tmp_path: Path, digits: int) -> None:
     hand = first_hand().replace("Tere: bets 5", "Tere: bets " + "9" * digits)
@@ -272,6 +287,7 @@ ABSURD = [
 ABSURD_IDS = ["stack", "bet", "collected", "seat", "button", "discards"]
 
 
+@needs_shared
 @pytest.mark.parametrize("old,new", ABSURD, ids=ABSURD_IDS)
 def test_large_numbers_the_store_holds_are_findings_not_crashes(tmp_path: Path, old: str, new: str) -> None:
     """Up to MAX_AMOUNT (a seat: MAX_SEAT) a number is read and judged like any other."""
@@ -288,6 +304,7 @@ def test_large_numbers_the_store_holds_are_findings_not_crashes(tmp_path: Path, 
         assert row["rule"] != "PARSE_ERROR", row
 
 
+@needs_shared
 @pytest.mark.parametrize("n", [10**15, 2**63, 10**30])
 @pytest.mark.parametrize("old,new", ABSURD, ids=ABSURD_IDS)
 def test_numbers_beyond_the_store_are_a_parse_error_of_their_hand(tmp_path: Path, old: str, new: str, n: int) -> None:
@@ -304,6 +321,7 @@ def test_numbers_beyond_the_store_are_a_parse_error_of_their_hand(tmp_path: Path
     assert "2 hands checked" in check(str(path)).stdout
 
 
+@needs_shared
 def test_absurd_time_is_read_and_json_stays_finite(tmp_path: Path) -> None:
     hand = first_hand()
     for took in ("1000000000000000000000000000000.5", "9" * MAX_NUMBER_DIGITS):
@@ -316,6 +334,7 @@ def test_absurd_time_is_read_and_json_stays_finite(tmp_path: Path) -> None:
     assert [r["rule"] for r in json_rows(result)] == ["PARSE_ERROR"]
 
 
+@needs_shared
 def test_huge_player_name_and_many_seats(tmp_path: Path) -> None:
     """A 9,000-character name and 1,500 seat lines: read, replayed, reported."""
     hand = first_hand().replace("Tere", "T" * 9_000)
@@ -330,6 +349,7 @@ def test_huge_player_name_and_many_seats(tmp_path: Path) -> None:
 
 # ---- standard input and the real command -------------------------------------------------------------------
 
+@needs_shared
 def test_stdin_binary_and_stdin_utf16_with_bom() -> None:
     binary = subprocess.run([AUDIT, "check", "-"], input=b"\x00\xff" * 1000, capture_output=True, timeout=60)
     assert binary.returncode == 2
@@ -340,6 +360,7 @@ def test_stdin_binary_and_stdin_utf16_with_bom() -> None:
     assert b"2 hands checked in 1 file" in utf16.stdout
 
 
+@needs_shared
 def test_real_command_on_a_truncated_and_a_binary_file(tmp_path: Path) -> None:
     text = clean_text()
     cut = write(tmp_path, "cut.txt", text[: text.index("Tere: bets 5") + 8].encode())

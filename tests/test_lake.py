@@ -26,7 +26,7 @@ from audit.lake.query import open_lake_store
 from audit.store import Store
 from audit.store.reports import load_reports
 from audit.store.schema import SCHEMA
-from conftest import AUDIT, SHARED
+from conftest import AUDIT, SHARED, needs_shared
 
 CASES = SHARED / "cases"
 REAL = SHARED / "real-hands"
@@ -39,7 +39,7 @@ Bo: antes 1
 *** DEAL ***
 Ana: raises to what
 """
-pytestmark = pytest.mark.skipif(not CASES.is_dir(), reason=f"the shared cases are missing: {CASES}")
+pytestmark = needs_shared
 
 
 def run(*args: str) -> Any:

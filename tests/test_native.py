@@ -14,7 +14,7 @@ import audit
 from audit import _native
 from audit.dialects import registry
 
-from conftest import AUDIT, FIXTURES, ROOT, SHARED
+from conftest import AUDIT, FIXTURES, ROOT, SHARED, needs_shared
 
 
 def test_the_suite_runs_on_the_compiled_modules() -> None:
@@ -71,6 +71,7 @@ def corpus() -> list[str]:
     return [str(p) for p in paths if p.exists()]
 
 
+@needs_shared
 @pytest.mark.parametrize("profile", ["home-open", "qdan", "stripped32"])
 def test_compiled_and_plain_python_give_the_same_findings(profile: str, tmp_path: Path) -> None:
     """Every file the project has, and a simulated session, through both builds: byte-identical JSON Lines."""

@@ -27,10 +27,12 @@ from audit.parallel import CheckedFiles, cut_points, plan
 from audit.profile import load_profile
 from audit.read import InputError, iter_lines, read_blocks, read_part_blocks
 from audit.simulate import iter_simulated
-from conftest import AUDIT, FIXTURES, SHARED, children
+from conftest import AUDIT, FIXTURES, SHARED, children, needs_shared
 
-FOLDERS = sorted([p for p in FIXTURES.iterdir() if p.is_dir()] + [p for p in (SHARED / "cases").iterdir() if p.is_dir()]
-                 + [SHARED / "real-hands"])
+SHARED_FOLDERS = sorted([p for p in (SHARED / "cases").iterdir() if p.is_dir()] + [SHARED / "real-hands"]
+                        if (SHARED / "cases").is_dir() else [SHARED / "cases"])
+FOLDERS = ([pytest.param(p, id=f"{p.parent.name}/{p.name}") for p in sorted(FIXTURES.iterdir()) if p.is_dir()]
+           + [pytest.param(p, id=f"{p.parent.name}/{p.name}", marks=needs_shared) for p in SHARED_FOLDERS])
 FORMATS = [("text", "en"), ("json", "en"), ("text", "es")]
 
 
@@ -52,7 +54,7 @@ def joined(folder: Path, into: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("folder", FOLDERS, ids=[f"{p.parent.name}/{p.name}" for p in FOLDERS])
+@pytest.mark.parametrize("folder", FOLDERS)
 def test_every_fixture_folder_and_its_logs_joined_give_the_same_output(folder: Path, tmp_path: Path) -> None:
     paths = [str(folder), str(joined(folder, tmp_path))]
     for fmt, lang in FORMATS:
@@ -112,6 +114,7 @@ def command(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
     return proc.returncode, proc.stdout, proc.stderr
 
 
+@needs_shared
 def test_the_corpus_is_cut_into_parts(corpus: Path) -> None:
     tasks = list(plan([str(p) for p in sorted(corpus.rglob("*.txt"))]))
     big = [t for t in tasks if any(p.path.endswith(("a-home.txt", "b-qdan.txt", "c-site.txt")) for p in t)]
@@ -119,6 +122,7 @@ def test_the_corpus_is_cut_into_parts(corpus: Path) -> None:
     assert any(len(t) > 10 for t in tasks), "small files go several to a task"
 
 
+@needs_shared
 @pytest.mark.parametrize("fmt,lang", FORMATS)
 def test_generated_corpus_through_the_command(corpus: Path, fmt: str, lang: str) -> None:
     want = command(str(corpus), "--format", fmt, "--lang", lang, "--jobs", "1")
@@ -169,6 +173,7 @@ def test_bad_input_in_a_late_part_stops_as_with_one_job(long_log: str, tmp_path:
         assert command(str(tmp_path), "--jobs", jobs) == want, (kind, jobs)
 
 
+@needs_shared
 def test_standard_input_a_pipe_and_files(long_log: str, tmp_path: Path, corpus: Path) -> None:
     fifo = tmp_path / "pipe.txt"
     os.mkfifo(fifo)
@@ -190,6 +195,7 @@ def test_standard_input_a_pipe_and_files(long_log: str, tmp_path: Path, corpus: 
 
 # ---- the workers -------------------------------------------------------------------------------------------
 
+@needs_shared
 def test_one_small_file_starts_no_pool_and_a_long_one_does(corpus: Path) -> None:
     profile = load_profile("home-open")
     small = str(next((corpus / "small").glob("*.txt")))
@@ -203,6 +209,7 @@ def test_one_small_file_starts_no_pool_and_a_long_one_does(corpus: Path) -> None
             list(blocks)
 
 
+@needs_shared
 def test_spawned_workers_when_threads_run(corpus: Path) -> None:
     """With a thread running, the workers are spawned (a fork would copy its locks): the same output."""
     paths = [str(corpus / "b-qdan.txt")]
@@ -225,6 +232,7 @@ def wait_reading_stdin(proc: subprocess.Popen[str]) -> None:
         time.sleep(0.05)
 
 
+@needs_shared
 def test_a_killed_worker_is_one_line_and_exit_2(corpus: Path) -> None:
     proc = subprocess.Popen([AUDIT, "check", "-", str(corpus / "a-home.txt"), "--jobs", "2"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -244,6 +252,7 @@ def test_a_killed_worker_is_one_line_and_exit_2(corpus: Path) -> None:
                         r"\(with fewer --jobs if memory is short\)\n", err), err
 
 
+@needs_shared
 def test_ctrl_c_exits_130_and_stops_the_workers(corpus: Path) -> None:
     proc = subprocess.Popen([AUDIT, "check", "-", str(corpus / "a-home.txt"), "--jobs", "2"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)

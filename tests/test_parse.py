@@ -15,7 +15,7 @@ from audit.dialects import house_lark
 from audit.dialects.house_lark import LineLexer
 from audit.read import read_blocks, read_text_blocks
 from audit.resources import data_dir
-from conftest import FIXTURES, SHARED
+from conftest import FIXTURES, SHARED, needs_shared
 from modeldump import dump_block
 
 HOUSE_FIXTURES = sorted((FIXTURES / "house").glob("*.txt"))
@@ -106,6 +106,7 @@ def test_encodings_and_crlf(tmp_path: Path, encoding: str, bom: bytes) -> None:
     assert got == json.loads((FIXTURES / "house" / "header-and-seats.expect.json").read_text(encoding="utf-8"))
 
 
+@needs_shared
 def test_every_shared_case_parses() -> None:
     hands = 0
     for path in sorted(SHARED.glob("cases/*/*.txt")):
@@ -116,6 +117,7 @@ def test_every_shared_case_parses() -> None:
     assert hands > 400
 
 
+@needs_shared
 def test_fast_driver_agrees_with_larks_own_parser() -> None:
     """The tight loop over the LALR tables gives what Lark's own parser (with the line lexer) gives."""
 

@@ -16,7 +16,7 @@ from audit.dialects import house_lark
 from audit.model import Hand, ParseFailure, Preamble, SessionEnd
 from audit.read import RawBlock, read_blocks, read_text_blocks
 from audit.resources import data_dir
-from conftest import FIXTURES, SHARED
+from conftest import FIXTURES, SHARED, needs_shared
 
 HEADER = ["Hand #7 - 2026/11/28 21:04:00", "Table 'Casa' Seat #1 is the button", "Seat 1: Ana (100 in chips)",
           "Seat 2: Beto (100 in chips)"]
@@ -91,6 +91,7 @@ def test_preamble_and_session_end_agree_with_larks_parser() -> None:
         assert type(fast) is kind and fast == lark.parse(block.text(), start=start)
 
 
+@needs_shared
 def test_every_shared_case_agrees_with_larks_parser_all_kinds() -> None:
     lark = house_lark.house_parser()
     starts = {"house": "hand", "preamble": "preamble", "session_end": "session_end"}
@@ -126,6 +127,7 @@ def test_the_stored_tables_are_the_grammars_as_it_is() -> None:
     assert parse.stored_tables() is not None, "the grammar changed since its tables were stored: run `make tables`"
 
 
+@needs_shared
 def test_the_stored_tables_parse_every_block_as_larks_tables_do() -> None:
     """The parser on the stored tables and the parser on the tables Lark builds now give the same result for
     every block of the fixtures and the shared cases, failures (line, column, message) included."""
@@ -172,6 +174,7 @@ def test_tables_stored_for_another_grammar_are_not_used(tmp_path: Path, monkeypa
         parse.house_line_parser.cache_clear()
 
 
+@needs_shared
 def test_a_check_neither_imports_lark_nor_builds_the_grammar() -> None:
     code = ("import sys\nfrom audit.cli import main\n"
             "try:\n    main(['check', sys.argv[1], '--jobs', '1'])\nexcept SystemExit:\n    pass\n"

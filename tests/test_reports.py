@@ -20,11 +20,13 @@ from audit.store.ingest import ingest
 from audit.store.reports import load_reports
 from audit.resources import data_dir
 
+from conftest import needs_shared
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CASES = SHARED / "cases"
 STARS = SHARED / "real-hands" / "pokerstars"
 
-pytestmark = pytest.mark.skipif(not CASES.is_dir(), reason=f"the shared cases are missing: {CASES}")
+pytestmark = needs_shared
 
 # The columns of every report, in order: a new report needs a line here (test_every_report_is_listed_here).
 COLUMNS = {

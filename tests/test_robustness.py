@@ -14,7 +14,7 @@ from audit.cards import JOKER
 from audit.cli import main
 from audit.explain import explain_result, render_text
 from audit.read import read_text_blocks
-from conftest import SHARED
+from conftest import SHARED, needs_shared
 from handshapes import PROFILE_VARIANTS, outside_hands
 
 ENGINE_STOPPED = "the replay stopped at an unexpected situation"
@@ -42,6 +42,7 @@ def test_odd_option_values_are_refused_with_the_line(tmp_path: Path, option: str
     assert code == 2 and f"{log}:2: option" in output and "cannot be" in output
 
 
+@needs_shared
 def test_session_goes_on_after_an_unreadable_hand(tmp_path: Path) -> None:
     text = (SHARED / "cases" / "generated" / "clean-001.txt").read_text(encoding="utf-8")
     cut = text[:text.index("*** DRAW ***")] + "*** DR" + text[text.index("\n\nHand #4502"):]
@@ -52,6 +53,7 @@ def test_session_goes_on_after_an_unreadable_hand(tmp_path: Path) -> None:
     assert [(r["hand"], r["rule"]) for r in rows] == [("4501", "PARSE_ERROR")]
 
 
+@needs_shared
 def test_hand_cut_off_before_the_pot_was_paid(tmp_path: Path) -> None:
     text = (SHARED / "cases" / "edge" / "odd-chip-three-way.txt").read_text(encoding="utf-8")
     log = tmp_path / "cut.txt"
@@ -72,6 +74,7 @@ def test_findings_of_one_rule_are_capped_per_hand(tmp_path: Path) -> None:
     assert "and 10 more ANTE_WRONG findings" in str(antes[-1]["message"])
 
 
+@needs_shared
 def test_internal_error_exits_2_not_1(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args: object, **kwargs: object) -> int:
         raise RuntimeError("boom")

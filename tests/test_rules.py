@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 from audit.rules import Rule
-from conftest import SHARED
+from conftest import SHARED, needs_shared
 
 
+@needs_shared
 def test_catalogue_matches_the_spec() -> None:
     spec = (SHARED / "spec" / "RULES.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `([A-Z_]+)` \| (\w+) \|", spec, re.M))
@@ -19,6 +20,7 @@ def test_every_rule_has_a_docstring() -> None:
         assert rule.__doc__ and len(rule.__doc__) > 20 and rule.__doc__ != Rule.__doc__, rule
 
 
+@needs_shared
 def test_every_rule_has_a_fixture_that_triggers_it() -> None:
     """Each rule id is named in a ``must_include`` of some fixture (ours or the shared cases)."""
     import json

@@ -22,7 +22,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from audit.cli import main
-from conftest import AUDIT, SHARED, children
+from conftest import AUDIT, SHARED, children, needs_shared
+
+pytestmark = needs_shared
 
 CASES = SHARED / "cases"
 CLEAN = CASES / "generated" / "clean-001.txt"

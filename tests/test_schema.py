@@ -18,13 +18,13 @@ from click.testing import CliRunner
 from audit.cli import main
 from audit.store.db import Store, _columns
 from audit.store.schema import KEYS, SCHEMA, STREETS, VIEWS
-from conftest import SHARED
+from conftest import SHARED, needs_shared
 
 CASES = SHARED / "cases"
 STARS = SHARED / "real-hands" / "pokerstars"
 OTHER = SHARED / "real-hands" / "other-games"
 
-pytestmark = pytest.mark.skipif(not CASES.is_dir(), reason=f"the shared cases are missing: {CASES}")
+pytestmark = needs_shared
 
 VIEW_COLUMNS = {
     "streets": ["street", "street_name", "street_order"],

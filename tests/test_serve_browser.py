@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FIXTURES, SHARED
+from conftest import FIXTURES, SHARED, needs_shared
 from servehelp import LiveServer
 
 ODD_CHIP = FIXTURES / "demo" / "home-session-odd-chip-dispute.txt"
@@ -92,6 +92,7 @@ def test_paste_a_log_see_the_verdict_and_open_the_hand(browser: Any, server: Liv
     w.close()
 
 
+@needs_shared
 def test_names_that_look_like_html_stay_text(browser: Any, server: LiveServer) -> None:
     stars = STARS.read_text(encoding="utf-8-sig").replace("Player4", "<script>alert(1)</script>") \
         .replace("Table VI", "<img src=x onerror=alert(2)>")

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from audit.store.schema import ORDER_BY, SCHEMA
-from conftest import AUDIT, SHARED
+from conftest import AUDIT, SHARED, needs_shared
 from servehelp import LiveServer, check_whole, counts, rows
 
 CASES = SHARED / "cases"
@@ -27,7 +27,7 @@ STARS = SHARED / "real-hands" / "pokerstars"
 CLIENTS = 20
 LOAD_FILES = 400
 
-pytestmark = pytest.mark.skipif(not CASES.is_dir(), reason=f"the shared cases are missing: {CASES}")
+pytestmark = needs_shared
 
 
 @pytest.fixture(scope="module")

@@ -14,15 +14,15 @@ from audit.dialects.dispatch import parse_block
 from audit.read import RawBlock, read_blocks, read_text_blocks
 from audit.dialects.common import to_amount
 from audit.dialects.pokerstars import pokerstars_grammar
-from conftest import chips_put_in
+from conftest import SHARED, chips_put_in, needs_shared
 
 ROOT = Path(__file__).resolve().parent.parent
-REAL = Path("/work/shared/real-hands")
+REAL = SHARED / "real-hands"
 STARS = REAL / "pokerstars"
 OTHER = REAL / "other-games"
 FIXTURES = ROOT / "fixtures" / "site"
 
-needs_real = pytest.mark.skipif(not STARS.is_dir(), reason="the shared real hands are not on this machine")
+needs_real = needs_shared  # ../shared/real-hands
 
 
 def parse_site_block(block: RawBlock) -> Hand | ParseFailure:

@@ -11,7 +11,7 @@ import pytest
 
 from audit.dialects import registry
 from casejudge import banned_in_clean, cases_in, describe, expectation, judge, run_check
-from conftest import AUDIT, ROOT, SHARED
+from conftest import AUDIT, ROOT, SHARED, needs_shared
 
 
 def _findings(folder: str) -> list[dict[str, object]]:
@@ -21,11 +21,13 @@ def _findings(folder: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in run.stdout.splitlines()]
 
 
+@needs_shared
 def test_all_real_five_card_draw_hands_audit_clean() -> None:
     found = _findings("pokerstars")
     assert [f for f in found if f["severity"] in ("violation", "error")] == []
 
 
+@needs_shared
 def test_every_other_game_hand_is_unsupported_and_named() -> None:
     found = _findings("other-games")
     assert {f["rule"] for f in found} == {"UNSUPPORTED_GAME"}
@@ -35,6 +37,7 @@ def test_every_other_game_hand_is_unsupported_and_named() -> None:
         assert game in messages
 
 
+@needs_shared
 def test_text_summary_counts_unsupported_hands() -> None:
     run = subprocess.run([AUDIT, "check", str(SHARED / "real-hands" / "other-games")], capture_output=True,
                          text=True, timeout=120)
@@ -47,6 +50,7 @@ def test_text_summary_counts_unsupported_hands() -> None:
 OTHER_SITES = [d.module.rsplit(".", 1)[1] for d in registry.DIALECTS if d.profile == "site" and d.name != "site"]
 
 
+@needs_shared
 @pytest.mark.parametrize("folder", OTHER_SITES)
 def test_the_other_sites_hands_audit_clean_under_the_site_profile(folder: str) -> None:
     assert _findings(folder) == []  # no finding at any severity (tests/test_dialects.py has the rest)
@@ -95,6 +99,7 @@ def test_every_site_decision_has_hits_and_near_misses() -> None:
     assert not wrong and not lacking, f"wrong expectations: {wrong}; missing: {lacking}"
 
 
+@needs_shared
 def test_site_fixtures_are_real_hands() -> None:
     """Every rule fixture names the real hand it was built from, and that hand is there with the same id."""
     for case in SITE_CASES:

@@ -22,12 +22,14 @@ from audit.store.ingest import IngestJob, audit_file_rows, parse_started_at
 from audit.store.db import Store
 from audit.store.schema import ORDER_BY, SCHEMA, hand_key
 
+from conftest import needs_shared
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CASES = SHARED / "cases"
 STARS = SHARED / "real-hands" / "pokerstars"
 CLEAN = sorted(CASES.glob("generated*/clean-*.txt"))
 
-pytestmark = pytest.mark.skipif(not CASES.is_dir(), reason=f"the shared cases are missing: {CASES}")
+pytestmark = needs_shared
 
 
 def invoke(*args: str, env: dict[str, str] | None = None) -> Any:

@@ -183,8 +183,8 @@ def main() -> None:
 
 def _register() -> None:
     """The commands, each in its own module (each keeps its heavy imports inside the command)."""
-    from audit.cli import check, explain, serve, simulate, store
-    for module in (check, store, explain, simulate, serve):
+    from audit.cli import backup, check, explain, serve, simulate, store, watch
+    for module in (check, store, explain, simulate, serve, backup, watch):
         for command in module.COMMANDS:
             main.add_command(command)
 

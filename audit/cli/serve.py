@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import re
+import socket
+from typing import Any
 
 import click
 
@@ -70,8 +73,66 @@ def serve(db: str, host: str, port: int, max_upload: str, workers: int, read_tim
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"audit serve: listening on {host}; with no token defined only this machine is answered "
                    "(audit token add CLUB)", err=True)
+    check_port(host, port)
     keep_files_private()  # the database, its .wal and .tmp files: every club's logs
-    run(settings)
+    run_listening(run, settings)
+
+
+def _cannot_listen(host: str, port: int, reason: object) -> AuditError:
+    text = str(reason)
+    if isinstance(reason, OSError) and reason.errno is not None and reason.strerror:
+        text = reason.strerror.lower()  # "[Errno 98] error while attempting to bind on …" said once, plainly
+    hint = " (another program listens there: stop it, or choose another with --port)" \
+        if "in use" in text.lower() else ""
+    return AuditError(f"cannot listen on {host}:{port}: {text}{hint}")
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse, in one line, a port that cannot be bound (taken, or not ours to take) before the database is opened
+    and uvicorn starts; bound the way uvicorn binds it (SO_REUSEADDR), then released at once."""
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        raise _cannot_listen(host, port, exc) from None
+    family, kind, proto, _, address = infos[0]
+    try:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(address)
+    except OSError as exc:
+        raise _cannot_listen(host, port, exc) from None
+
+
+class _BindFailure(logging.Filter):
+    """Keeps uvicorn's own "[Errno 98] error while attempting to bind" off the terminal, for one line of ours."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.error: object = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, OSError):
+            self.error = record.msg
+            return False
+        return True
+
+
+def run_listening(run: Any, settings: Any) -> None:
+    """``run(settings)``; a port taken between ``check_port`` and uvicorn's bind (uvicorn then logs the error and
+    exits 1) is the same one line and exit 2."""
+    failure = _BindFailure()
+    logger = logging.getLogger("uvicorn.error")
+    logger.addFilter(failure)
+    try:
+        run(settings)
+    except SystemExit as exc:
+        if failure.error is None or exc.code in (0, None):
+            raise
+        raise _cannot_listen(settings.host, settings.port, failure.error) from None
+    finally:
+        logger.removeFilter(failure)
 
 
 @click.group(epilog=epilog(["audit token add north --db club.duckdb", "audit token list --db club.duckdb",

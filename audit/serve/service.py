@@ -243,6 +243,7 @@ class Service:
         self._pool_lock = threading.Lock()
         self.turns = ClubTurns(settings.club_running, settings.club_waiting, settings.queue_wait)
         self.memory = MemoryTurns(settings.audit_memory)
+        self._control: Any = None  # the control socket for backups (audit.serve.control)
 
     @property
     def db(self) -> ServiceDB:
@@ -262,6 +263,12 @@ class Service:
         self._explains = ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit-explain")
         self._audits = ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit-work")
         self._pool = self._new_pool() if self.settings.workers > 1 else self._audits
+        from audit.serve.control import ControlServer
+
+        self._control = ControlServer(self.settings.db, self._writer.submit)
+        self._control.start()
+        if self._control.problem:
+            log.warning("audit backup cannot reach this service: %s", self._control.problem)
 
     def _new_pool(self) -> Executor:
         import multiprocessing
@@ -271,6 +278,9 @@ class Service:
 
     def stop(self) -> None:
         """Finish the writes already queued (each whole), then close the pools and the database (again: nothing)."""
+        if self._control is not None:
+            self._control.stop()
+            self._control = None
         if self._writer is not None:
             self._writer.stop()
         if self._pool is not None and self._pool is not self._audits:

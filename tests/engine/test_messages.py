@@ -26,7 +26,7 @@ from audit.read import read_text_blocks
 from audit.rules import Rule
 from audit.words import LANGS, catalogue, finding_message
 
-from conftest import FIXTURES, ROOT, SHARED
+from conftest import FIXTURES, ROOT, SHARED, needs_shared
 
 SOURCES = sorted((ROOT / "audit" / "engine").glob("*.py")) + [ROOT / "audit" / "pipeline.py",
                                                                ROOT / "audit" / "findings.py"]
@@ -244,6 +244,7 @@ def all_findings() -> list[Finding]:
     return out
 
 
+@needs_shared
 def test_every_finding_of_the_corpus_is_a_message_id_said_in_both_languages() -> None:
     findings = all_findings()
     assert len(findings) > 10_000

@@ -12,6 +12,8 @@ from audit.model import SummaryTotal
 
 from enginehands import deal3, house, parse, profile_of, rules, state_before
 
+from conftest import needs_shared
+
 PLAY = ("*** FIRST BETTING ROUND ***\nAna: bets 4\nBeto: calls 4\nCarla: calls 4\n*** DRAW ***\nAna: stands pat\n"
         "Beto: stands pat\nCarla: stands pat\n*** SECOND BETTING ROUND ***\nAna: checks\nBeto: checks\n"
         "Carla: checks\n*** SHOW DOWN ***\nAna: shows [As Ad 5c 7d 9h]\nBeto: shows [Ks Kd Kh 3d 4h]\n"
@@ -85,6 +87,7 @@ def test_a_redeal_only_when_everyone_checked_and_the_profile_says_so() -> None:
     assert check_redeal(plain, False) is None
 
 
+@needs_shared
 def test_a_site_pot_pays_money_and_the_rake_is_allowed() -> None:
     from conftest import SHARED
     path = SHARED / "real-hands" / "pokerstars" / "5-Carddraw-NL-USD-0.25-0.50.Sample.txt"
