@@ -49,6 +49,8 @@ def build(build_lib: str | None = None) -> list[str]:
         cmd.parallel = os.cpu_count() or 1
         cmd.ensure_finalized()
         cmd.run()
+        if build_lib is None:
+            remove_strays(set(native["COMPILED"]))
         out = ROOT if build_lib is None else Path(build_lib)
         built = [str(Path(p).resolve().relative_to(out.resolve())) for p in cmd.get_outputs()]
         stamp = out / "audit" / native["STAMP"]
@@ -56,6 +58,21 @@ def build(build_lib: str | None = None) -> list[str]:
         return built + [str(stamp.relative_to(out))]
     finally:
         os.chdir(cwd)
+
+
+def remove_strays(compiled: set[str]) -> list[Path]:
+    """Remove the extension modules an earlier in-place build left beside sources that are no longer compiled
+    (a module taken out of the group, such as the registry of dialects): Python would import the old extension
+    module instead of the source, whatever the stamp says. Returns what was removed."""
+    removed = []
+    package = ROOT / "audit"
+    for path in package.rglob("*.so"):
+        name = ".".join(path.relative_to(package).with_suffix("").with_suffix("").parts)
+        if name.startswith("native__") or name in compiled or not path.with_name(path.name.split(".")[0] + ".py").exists():
+            continue
+        path.unlink()
+        removed.append(path)
+    return removed
 
 
 try:
