@@ -33,11 +33,11 @@ def refuse_clobber(output: str, protected: dict[str, str]) -> None:
     command's inputs), lies inside one that is a folder, or is a folder itself. Paths are compared as the files
     they name (``os.path.samefile``: links, ``..``, hard links) and by their resolved path (a file not made yet)."""
     final = os.path.realpath(output)
+    protected = {path: what for path, what in protected.items() if path != "-"}
     for path, what in protected.items():
-        if path == "-":
-            continue
         if same_file(output, path):
             raise AuditError(f"{output}: this is {what}; write the output to another file (nothing was written)")
+    for path, what in protected.items():
         folder = os.path.realpath(path)
         if os.path.isdir(folder) and final.startswith(folder.rstrip(os.sep) + os.sep):
             raise AuditError(f"{output}: this is inside {what} ({path}); an output never goes where the command "
