@@ -95,7 +95,8 @@ def test_explain_never_writes_over_its_log(tmp_path: Path) -> None:
 
 # ============================================================================================ 10. odd column types
 ODD = ("SELECT 1::VARIANT AS v, MAP {'a': 1} AS m, '101'::BIT AS b, '\\xAA'::BLOB AS bl, union_value(k := 7) AS u, "
-       "{'a': 1, 'b': 'x'} AS s, 12::BIGNUM AS big, [MAP {'k': 2}] AS lm, {'u': union_value(t := 'z')} AS su")
+       "{'a': 1, 'b': 'x'} AS s, 12::BIGNUM AS big, [MAP {'k': 2}] AS lm, {'u': union_value(t := 'z')} AS su, "
+       "'infinity'::DATE AS inf, DATE '2026-11-28' AS day")
 
 
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "csv", "tsv", "table", "markdown", "parquet"])
@@ -111,9 +112,9 @@ def test_odd_column_types_in_every_format(db: Path, tmp_path: Path, fmt: str) ->
     if fmt.startswith("json"):
         row = json.loads(text)[0] if fmt == "json" else json.loads(text)
         assert row == {"v": "1", "m": "{a=1}", "b": "101", "bl": "aa", "u": "7", "s": {"a": 1, "b": "x"},
-                       "big": "12", "lm": "[{k=2}]", "su": "{'u': z}"}
+                       "big": "12", "lm": "[{k=2}]", "su": "{'u': z}", "inf": "infinity", "day": "2026-11-28"}
     else:
-        assert "{a=1}" in text and "101" in text and "[{k=2}]" in text
+        assert "{a=1}" in text and "101" in text and "[{k=2}]" in text and "infinity" in text and "2026-11-28" in text
 
 
 # ============================================================================================ 10. export keeps a folder

@@ -63,7 +63,9 @@ def text_types(fmt: str) -> Callable[[Any], bool]:
 
     if fmt == "parquet":
         return parquet_text
-    return lambda typ: not plain(typ)
+    # A DATE column too: DuckDB writes it as polars would (2026-11-28), and also its infinities and years past
+    # 9999, which polars cannot hold.
+    return lambda typ: str(typ.id) == "date" or not plain(typ)
 
 
 def unique_names(names: list[str]) -> list[str]:
