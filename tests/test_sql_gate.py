@@ -28,7 +28,8 @@ def run(*args: str) -> Result:
 
 def snapshot(folder: Path) -> dict[str, str]:
     """Every file under ``folder`` (relative path -> SHA-256 of its bytes), and every folder (-> "dir")."""
-    return {path.relative_to(folder).as_posix(): "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
+    return {path.relative_to(folder).as_posix():
+            "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
             for path in sorted(folder.rglob("*"))}
 
 

@@ -294,9 +294,11 @@ def _query(db: str, lake: str | None, text: str, params: dict[str, object] | Non
     if output:
         refuse_clobber(output, inputs)
     width = shutil.get_terminal_size().columns if fmt == "table" and not output and sys.stdout.isatty() else None
-    run_query(source, text, params, lambda names, batches, schema: write_result(
-        names, batches, fmt, output, escape_formulas=escape_formulas, schema=schema, width=width), timeout,
-              text_types(fmt))
+
+    def sink(names: list[str], batches: Any, schema: Any) -> int:
+        return write_result(names, batches, fmt, output, escape_formulas=escape_formulas, schema=schema, width=width)
+
+    run_query(source, text, params, sink, timeout, as_text=text_types(fmt))
 
 
 # ---------------------------------------------------------------------------------------------- export
