@@ -5,7 +5,7 @@ runs over a lake as over a database. Only the rows of complete input files are s
 ``files``).
 
 DuckDB may read the lake's folder and nothing else (``allowed_directories``, external access off, settings locked
-before the first query), and its temporary folder is a private one of its own. ``allowed_directories`` lets DuckDB
+before the first query), and its temporary folder is the process's private one. ``allowed_directories`` lets DuckDB
 write where it may read, so what keeps the lake whole is that only a read runs on it: ``audit.store.sql`` refuses
 every other statement (``COPY``, ``EXPLAIN ANALYZE COPY`` …) before it reaches DuckDB, and the locked settings keep
 profiling and logging from writing files.
@@ -18,7 +18,7 @@ from typing import Any
 
 from audit.errors import AuditError
 from audit.lake.layout import COMMIT_TABLE, PARTITION, Lake, open_lake
-from audit.store.db import Store, private_temp, remove_scratch
+from audit.store.db import Store, private_temp
 from audit.store.schema import SCHEMA, VIEWS, view_sql
 
 
@@ -68,11 +68,5 @@ def connect(lake: Lake, threads: int | None = None, scratch: str | None = None) 
 def open_lake_store(path: str) -> Store:
     """The lake at ``path`` as a read-only ``Store`` (``reader``, ``query``, ``counts`` work as on a database)."""
     lake = open_lake(path)
-    config: dict[str, Any] = {}
-    scratch = private_temp(config)
-    try:
-        return Store(connect(lake, scratch=scratch), path, read_only=True, scratch=scratch)
-    except BaseException:
-        remove_scratch(scratch)
-        raise
+    return Store(connect(lake, scratch=private_temp()), path, read_only=True)
 

@@ -12,6 +12,7 @@ when they are used, so the CLI starts fast.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shutil
@@ -130,7 +131,6 @@ class Store:
     path: str
     read_only: bool
     upgraded_from: str | None = None  # the schema version this open upgraded (``None``: it was current)
-    scratch: str | None = None  # DuckDB's private temporary folder (removed on close): see ``private_temp``
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], read_only: bool = False, threads: int | None = None,
@@ -141,7 +141,7 @@ class Store:
         before anything of it runs: a database this tool did not write is refused, whatever it holds. A database
         of an earlier schema is upgraded when opened for writing (columns, tables and views are only added).
 
-        Opened read-only, DuckDB's temporary folder is a new private one (``private_temp``) instead of
+        Opened read-only, DuckDB's temporary folder is this process's private one (``private_temp``) instead of
         ``<db>.tmp/`` beside the database, which a locked-down DuckDB may write to."""
         import duckdb
         name = check_db_name(str(path))
@@ -152,16 +152,13 @@ class Store:
             config["threads"] = threads
         if memory_limit is not None:
             config["memory_limit"] = memory_limit
-        scratch = private_temp(config) if read_only else None
+        if read_only:
+            config["temp_directory"] = private_temp()
         try:
             con = duckdb.connect(name, read_only=read_only, config=config)
         except duckdb.Error as exc:
-            remove_scratch(scratch)
             raise AuditError(open_error(name, exc)) from None
-        except BaseException:
-            remove_scratch(scratch)
-            raise
-        store = cls(con, name, read_only, scratch=scratch)
+        store = cls(con, name, read_only)
         try:
             store.verify_schema(create=not read_only)
             store._views()
@@ -171,11 +168,7 @@ class Store:
         return store
 
     def close(self) -> None:
-        try:
-            self.con.close()
-        finally:
-            remove_scratch(self.scratch)
-            self.scratch = None
+        self.con.close()
 
     def one(self, sql: str, params: list[Any] | None = None) -> tuple[Any, ...] | None:
         """The first row of a query (read whole: DuckDB wants a result finished before the next statement)."""
@@ -502,19 +495,24 @@ class Store:
         return write_tables(self, out)
 
 
-def private_temp(config: dict[str, Any]) -> str:
-    """A new private folder (mode 0700) made DuckDB's temporary folder in ``config``: DuckDB spills a large sort
-    or join there, and a locked-down DuckDB may read and write its temporary folder, so it is never a folder of
-    the user's (``<db>.tmp/``, ``.tmp/`` here). Remove it with ``remove_scratch`` once the connection is closed."""
-    folder = tempfile.mkdtemp(prefix="audit-duckdb-")
-    config["temp_directory"] = folder
-    return folder
+_SCRATCH: dict[int, str] = {}  # process id -> its private temporary folder
 
 
-def remove_scratch(folder: str | None) -> None:
-    """Remove a folder ``private_temp`` made (and what DuckDB left in it)."""
-    if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
+def private_temp() -> str:
+    """This process's private folder (mode 0700, removed when the process exits) for DuckDB's temporary files
+    of a connection that only reads: DuckDB spills a large sort or join there, and a locked-down DuckDB may read
+    and write its temporary folder, so it is never a folder of the user's (``<db>.tmp/``, ``.tmp/`` here). One
+    folder for every connection of the process: DuckDB opens a file a second time only with the same settings."""
+    pid = os.getpid()
+    if pid not in _SCRATCH:
+        _SCRATCH[pid] = tempfile.mkdtemp(prefix="audit-duckdb-")
+        atexit.register(_remove_scratch, pid)
+    return _SCRATCH[pid]
+
+
+def _remove_scratch(pid: int) -> None:
+    if os.getpid() == pid:  # not in a forked child, which inherits the handler: the folder is its parent's
+        shutil.rmtree(_SCRATCH.pop(pid, ""), ignore_errors=True)
 
 
 def open_error(name: str, exc: BaseException) -> str:
