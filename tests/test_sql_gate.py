@@ -169,3 +169,24 @@ def test_explained_statement_is_found_by_duckdbs_tokens() -> None:
     for query in ("EXPLAIN ANALYZE COPY (SELECT 1) TO 'x'", "PRAGMA version", "CALL pragma_version()"):
         with pytest.raises(Exception, match="read-only"):
             refuse_writes(query)
+
+
+def test_the_connection_is_a_second_wall(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the statement check, a read-only connection may not write beside the database (``<db>.tmp/``, DuckDB's
+    default temporary folder, which a locked-down DuckDB may write to) nor in ``.tmp/`` here (a lake's default)."""
+    import duckdb
+
+    from audit.lake.query import open_lake_store
+    from audit.store import Store
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".tmp").mkdir()
+    before = snapshot(home)
+    with Store.open(home / "club.duckdb", read_only=True) as store:
+        for target in (home / "club.duckdb.tmp" / "wall.csv", tmp_path / ".tmp" / "wall.csv"):
+            with pytest.raises(duckdb.Error, match="Permission|disabled"):
+                store.con.execute(f"COPY (SELECT 1 AS x) TO '{target}'")
+    with open_lake_store(str(home / "lake")) as lake:
+        with pytest.raises(duckdb.Error, match="Permission|disabled"):
+            lake.con.execute("COPY (SELECT 1 AS x) TO '.tmp/wall.csv'")
+    assert snapshot(home) == before and not any((tmp_path / ".tmp").iterdir())
