@@ -1,5 +1,6 @@
-"""Files a command writes (``--output``): never over the database, its write-ahead log or an input file, and
-always through a temporary file renamed into place, so a failed or interrupted write leaves the old file whole."""
+"""Files a command writes (``--output``): never over the database, its write-ahead log or an input of the same
+command (a file it reads, or anything inside a folder it reads), through links and ``..`` too, and always through a
+temporary file renamed into place, so a failed or interrupted write leaves the old file whole."""
 
 from __future__ import annotations
 
@@ -28,10 +29,19 @@ def database_files(db: str) -> dict[str, str]:
 
 
 def refuse_clobber(output: str, protected: dict[str, str]) -> None:
-    """``AuditError`` (nothing written) when ``output`` is one of ``protected`` (path → what it is), or a folder."""
+    """``AuditError`` (nothing written) when ``output`` is one of ``protected`` (path → what it is: the
+    command's inputs), lies inside one that is a folder, or is a folder itself. Paths are compared as the files
+    they name (``os.path.samefile``: links, ``..``, hard links) and by their resolved path (a file not made yet)."""
+    final = os.path.realpath(output)
+    protected = {path: what for path, what in protected.items() if path != "-"}
     for path, what in protected.items():
         if same_file(output, path):
             raise AuditError(f"{output}: this is {what}; write the output to another file (nothing was written)")
+    for path, what in protected.items():
+        folder = os.path.realpath(path)
+        if os.path.isdir(folder) and final.startswith(folder.rstrip(os.sep) + os.sep):
+            raise AuditError(f"{output}: this is inside {what} ({path}); an output never goes where the command "
+                             "reads: write it elsewhere (nothing was written)")
     if os.path.isdir(output):
         raise AuditError(f"{output}: is a folder; name a file for --output")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -70,7 +71,7 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
         else:
             from audit.outfile import atomic_output, refuse_clobber
 
-            refuse_clobber(output, {path: "a log being checked" for path in paths if path != "-"})
+            refuse_clobber(output, _inputs(paths))
             with atomic_output(output) as handle:
                 checking.check_paths(list(paths), profile, fmt, handle, lang, line.guard(sys.stderr), summary,
                                      progress if line.enabled else None, closing=not quiet, jobs=workers)
@@ -78,6 +79,27 @@ def check(paths: tuple[str, ...], profile_name: str | None, options: tuple[str, 
         line.clear()
     if threshold is not None and summary.worst >= threshold:
         sys.exit(EXIT_FOUND)
+
+
+def _inputs(paths: tuple[str, ...]) -> dict[str, str]:
+    """What ``check`` reads, for ``refuse_clobber``: each path named (a folder: anything inside it), and each
+    log a folder gives (a link in it may name a file elsewhere)."""
+    from audit.errors import InputError
+    from audit.read import expand_paths
+
+    inputs: dict[str, str] = {}
+    for path in paths:
+        if path == "-":
+            continue
+        if not os.path.isdir(path):
+            inputs[path] = "a log being checked"
+            continue
+        inputs[path] = "a folder of logs being checked"
+        try:
+            inputs.update((log, "a log being checked") for log in expand_paths([path]))
+        except InputError:
+            pass  # a folder that cannot be listed: the check says so
+    return inputs
 
 
 def _clock() -> float:

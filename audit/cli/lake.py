@@ -43,7 +43,8 @@ def uses_lake(lake: str | None, dask: str | None, from_lake: str | None) -> bool
 
 def ingest_with_lake(paths: tuple[str, ...], db: str, lake: str | None, dask: str | None, from_lake: str | None,
                      profile: str, options: tuple[tuple[str, str], ...], workers: int,
-                     progress: Callable[[IngestProgress], None] | None, tell: Tell) -> IngestSummary:
+                     progress: Callable[[IngestProgress], None] | None, tell: Tell,
+                     max_stream: int | None = None) -> IngestSummary:
     """``audit ingest`` with ``--lake`` (fill a lake) or ``--from-lake`` (load one into ``--db``): what was done.
     Files whose every Dask worker died are named on stderr (``unfinished``: the caller exits 2 for them)."""
     ctx = click.get_current_context()
@@ -64,7 +65,7 @@ def ingest_with_lake(paths: tuple[str, ...], db: str, lake: str | None, dask: st
         raise click.UsageError("name the files or folders to ingest")
     from audit.lake.run import ingest_lake
 
-    result = ingest_lake(list(paths), lake, profile, options, workers, dask, progress, tell)
+    result = ingest_lake(list(paths), lake, profile, options, workers, dask, progress, tell, max_stream)
     for path in result.unfinished:
         sys.stderr.write(f"audit: {printable(path)} is not in the lake: run the same command again to add it\n")
     return result

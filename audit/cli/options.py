@@ -19,8 +19,9 @@ if TYPE_CHECKING:  # pragma: no cover
 F = TypeVar("F", bound=Callable[..., Any])
 if TYPE_CHECKING:  # pragma: no cover
     _TextParam = click.ParamType[str]
+    _IntParam = click.ParamType[int]
 else:  # click before 8.3 has no generic ParamType
-    _TextParam = click.ParamType
+    _TextParam = _IntParam = click.ParamType
 DEFAULT_PROFILE = "home-open"
 EXIT_STATUS = {
     "check": ("0  no finding at or above --fail-on", "1  findings at or above --fail-on",
@@ -100,6 +101,27 @@ class OptionSetting(_TextParam):
         if not sep:
             return [CompletionItem(f"{n}=") for n in sorted(domains) if n.startswith(key)]
         return [CompletionItem(f"{key}={v}") for v in domains.get(key, ()) if v.startswith(value)]
+
+
+class ByteSize(_IntParam):
+    """A size: ``50MB``, ``512KB``, ``1GB`` or a number of bytes (at least one)."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        import re
+
+        if isinstance(value, int):
+            return value
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMG]?B?)\s*", str(value), re.I)
+        if m is None:
+            self.fail(f"{shown(str(value))}: write a size such as 50MB, 512KB or 1GB", param, ctx)
+        unit = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "G": 1 << 30,
+                "GB": 1 << 30}[m.group(2).upper()]
+        size = int(float(m.group(1)) * unit)
+        if size < 1:
+            self.fail(f"{shown(str(value))}: the size must be at least one byte", param, ctx)
+        return size
 
 
 def profile_option(f: F) -> F:

@@ -15,7 +15,7 @@ import click
 from audit.cli import options as cli_options
 from audit.cli.lake import lake_ingest_options, lake_option
 from audit.cli.options import (
-    ProfileName, db_option, epilog, option_option, output_option, profile_option, quiet_option,
+    ByteSize, ProfileName, db_option, epilog, option_option, output_option, profile_option, quiet_option,
 )
 from audit.errors import AuditError
 from audit.textout import printable
@@ -66,10 +66,14 @@ INGEST_EXAMPLES = [
               help="Audit files in this many processes (whole files each; at most one per core is used); the "
                    "database ends the same.")
 @click.option("--verbose", "-v", is_flag=True, help="Print a line on stderr as each file is committed.")
+@click.option("--max-stream", "max_stream", type=ByteSize(), default="1GB", show_default=True, metavar="SIZE",
+              help="Largest input read from standard input, a pipe or a device (each is copied to a temporary "
+                   "file first); a longer one stops the run (exit 2) before anything is stored.")
 @quiet_option
 @lake_ingest_options
 def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: tuple[str, ...], workers: int,
-           verbose: bool, quiet: bool, lake: str | None, dask: str | None, from_lake: str | None) -> None:
+           verbose: bool, max_stream: int, quiet: bool, lake: str | None, dask: str | None,
+           from_lake: str | None) -> None:
     """Audit PATHS and store hands, actions, pots, awards and findings in a DuckDB database.
 
     A folder means every *.txt and *.xml in it; '-' reads standard input (./- is a file named '-'). Each file goes
@@ -114,10 +118,10 @@ def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: t
     try:
         if uses_lake(lake, dask, from_lake):
             summary = ingest_with_lake(paths, db, lake, dask, from_lake, chosen, tuple(pairs), workers,
-                                       progress if line.enabled else None, tell)
+                                       progress if line.enabled else None, tell, max_stream)
         else:
             summary = run_ingest(list(paths), db, chosen, tuple(pairs), workers, progress if line.enabled else None,
-                                 tell)
+                                 tell, max_stream)
     finally:
         line.clear()
     unfinished = getattr(summary, "unfinished", [])  # a lake's files whose every Dask worker died
@@ -216,7 +220,10 @@ def report(name: str | None, list_: bool, db: str, from_date: str | None, to_dat
                        ("table_name", table_name)):
         if value is not None:
             given[key] = value
-    _query(db, lake, chosen.sql, report_params(chosen, given), fmt, output, escape_formulas, timeout)
+    from audit.resources import data_dir
+
+    _query(db, lake, chosen.sql, report_params(chosen, given), fmt, output, escape_formulas, timeout,
+           {str(data_dir("reports") / f"{chosen.name}.sql"): "the report's SQL file"})
 
 
 SQL_EXAMPLES = [
@@ -242,11 +249,9 @@ def sql(query: str | None, query_file: str | None, db: str, params: tuple[tuple[
     """Run one read-only SQL QUERY on the database (writes are refused). QUERY '-' reads it from standard
     input. The views hand_details, finding_details, player_hands, pot_details, action_details,
     session_details and streets are the place to start (README, "The database")."""
-    from audit.store.sql import refuse_writes
-
     text = _query_text(query, query_file)
-    refuse_writes(text)
-    _query(db, lake, text, dict(params) or None, fmt, output, escape_formulas, timeout)
+    _query(db, lake, text, dict(params) or None, fmt, output, escape_formulas, timeout,
+           {query_file: "the query file"} if query_file is not None else {})
 
 
 def _query_text(query: str | None, query_file: str | None) -> str:
@@ -268,13 +273,14 @@ def _query_text(query: str | None, query_file: str | None) -> str:
 
 
 def _query(db: str, lake: str | None, text: str, params: dict[str, object] | None, fmt: str, output: str | None,
-           escape_formulas: bool, timeout: float | None) -> None:
-    """Run ``text`` on ``db`` (or the lake ``lake``) and write its rows in ``fmt``."""
+           escape_formulas: bool, timeout: float | None, inputs: dict[str, str]) -> None:
+    """Run ``text`` on ``db`` (or the lake ``lake``) and write its rows in ``fmt``; ``output`` is none of
+    ``inputs`` (the query's file: path → what it is), the database's files or the lake."""
     import shutil
 
     from audit.outfile import database_files, refuse_clobber
     from audit.store.db import Store, check_db_name
-    from audit.store.formats import write_result
+    from audit.store.formats import text_types, write_result
     from audit.store.sql import run_query
 
     check_db_name(db)
@@ -284,16 +290,20 @@ def _query(db: str, lake: str | None, text: str, params: dict[str, object] | Non
     if lake is not None:
         from functools import partial
 
-        from audit.lake.query import open_lake_store, refuse_output_in_lake
+        from audit.lake.query import open_lake_store
 
-        if output:
-            refuse_output_in_lake(output, lake)
+        inputs = {**inputs, lake: "the lake being read"}
         source = partial(open_lake_store, lake)
-    elif output:
-        refuse_clobber(output, database_files(db))
+    else:
+        inputs = {**inputs, **database_files(db)}
+    if output:
+        refuse_clobber(output, inputs)
     width = shutil.get_terminal_size().columns if fmt == "table" and not output and sys.stdout.isatty() else None
-    run_query(source, text, params, lambda names, batches, schema: write_result(
-        names, batches, fmt, output, escape_formulas=escape_formulas, schema=schema, width=width), timeout)
+
+    def sink(names: list[str], batches: Any, schema: Any) -> int:
+        return write_result(names, batches, fmt, output, escape_formulas=escape_formulas, schema=schema, width=width)
+
+    run_query(source, text, params, sink, timeout, as_text=text_types(fmt))
 
 
 # ---------------------------------------------------------------------------------------------- export

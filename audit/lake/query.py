@@ -5,7 +5,10 @@ runs over a lake as over a database. Only the rows of complete input files are s
 ``files``).
 
 DuckDB may read the lake's folder and nothing else (``allowed_directories``, external access off, settings locked
-before the first query).
+before the first query), and its temporary folder is the process's private one. ``allowed_directories`` lets DuckDB
+write where it may read, so what keeps the lake whole is that only a read runs on it: ``audit.store.sql`` refuses
+every other statement (``COPY``, ``EXPLAIN ANALYZE COPY`` …) before it reaches DuckDB, and the locked settings keep
+profiling and logging from writing files.
 """
 
 from __future__ import annotations
@@ -15,8 +18,7 @@ from typing import Any
 
 from audit.errors import AuditError
 from audit.lake.layout import COMMIT_TABLE, PARTITION, Lake, open_lake
-from audit.outfile import same_file
-from audit.store.db import Store
+from audit.store.db import Store, private_temp
 from audit.store.schema import SCHEMA, VIEWS, view_sql
 
 
@@ -36,14 +38,17 @@ def table_view_sql(lake: Lake, table: str) -> str:
     return f"CREATE VIEW {table} AS SELECT {columns} FROM {source}{complete}"
 
 
-def connect(lake: Lake, threads: int | None = None) -> Any:
-    """A DuckDB connection that may read ``lake``'s folder only, with a view per table and the analyst views."""
+def connect(lake: Lake, threads: int | None = None, scratch: str | None = None) -> Any:
+    """A DuckDB connection that may read ``lake``'s folder only, with a view per table and the analyst views;
+    ``scratch``: its temporary folder (else DuckDB's default, ``.tmp/`` in the working folder)."""
     import duckdb
 
     config: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
                               "allow_community_extensions": False}
     if threads is not None:
         config["threads"] = threads
+    if scratch is not None:
+        config["temp_directory"] = scratch
     con = duckdb.connect(config=config)
     try:
         con.execute(f"SET allowed_directories = [{_literal(str(lake.root) + os.sep)}]")
@@ -63,15 +68,5 @@ def connect(lake: Lake, threads: int | None = None) -> Any:
 def open_lake_store(path: str) -> Store:
     """The lake at ``path`` as a read-only ``Store`` (``reader``, ``query``, ``counts`` work as on a database)."""
     lake = open_lake(path)
-    return Store(connect(lake), path, read_only=True)
+    return Store(connect(lake, scratch=private_temp()), path, read_only=True)
 
-
-def refuse_output_in_lake(output: str, path: str) -> None:
-    """``AuditError`` (nothing written) when ``output`` would land inside the lake, or is a folder."""
-    root = os.path.realpath(path)
-    final = os.path.realpath(output)
-    if same_file(final, root) or final.startswith(root + os.sep):
-        raise AuditError(f"{output}: this is inside the lake {path}; write the output elsewhere (nothing was "
-                         "written)")
-    if os.path.isdir(output):
-        raise AuditError(f"{output}: is a folder; name a file for --output")

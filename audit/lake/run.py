@@ -27,7 +27,8 @@ from audit.errors import AuditError, Interrupted
 from audit.lake.layout import Lake, open_lake, sweep_stale_temp
 from audit.lake.write import LakeWriter, Outcome, is_url
 from audit.store.ingest import (
-    FileFailure, IngestJob, IngestProgress, IngestSummary, Tell, WorkerDied, WorkerPool, plan_jobs, usable_workers,
+    MAX_STREAM, FileFailure, IngestJob, IngestProgress, IngestSummary, Tell, WorkerDied, WorkerPool, plan_jobs,
+    usable_workers,
 )
 from audit.textout import counted, printable
 
@@ -87,7 +88,8 @@ def _require_dask() -> Any:
 
 def ingest_lake(paths: list[str], lake_dir: str, profile: str = "home-open",
                 options: tuple[tuple[str, str], ...] = (), workers: int = 1, dask: str | None = None,
-                progress: Callable[[IngestProgress], None] | None = None, tell: Tell | None = None) -> LakeSummary:
+                progress: Callable[[IngestProgress], None] | None = None, tell: Tell | None = None,
+                max_stream: int | None = None) -> LakeSummary:
     """Audit ``paths`` into the lake ``lake_dir`` (created when missing or empty); returns what was done.
 
     ``dask``: a scheduler's address or ``local[:N]``; without it, ``workers`` processes of the ingest's own pool.
@@ -111,7 +113,8 @@ def ingest_lake(paths: list[str], lake_dir: str, profile: str = "home-open",
     summary = LakeSummary(lake_dir, files=len(files) + len(urls))
     scratch = lake.temp_folder("run")  # standard input and pipes, copied where every worker can read them
     try:
-        jobs = plan_jobs(files, set(lake.committed), profile, options, summary, spool_dir=str(scratch))
+        jobs = plan_jobs(files, set(lake.committed), profile, options, summary, spool_dir=str(scratch),
+                         max_stream=MAX_STREAM if max_stream is None else max_stream)
         jobs = [replace(job, source=job.source or os.path.abspath(job.path)) for job in jobs]
         jobs += [IngestJob(url, profile, options) for url in urls]
         for failure in summary.failed:

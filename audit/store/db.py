@@ -12,8 +12,13 @@ when they are used, so the CLI starts fast.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,12 +92,27 @@ def _views_digest() -> str:
 
 def check_db_name(name: str) -> str:
     """``name`` if it names a database file; ``AuditError`` for an empty name or an in-memory database, which
-    would take the files and keep nothing."""
+    would take the files and keep nothing, and for a path (or its write-ahead log) that is there but is not a
+    plain file: a folder, a FIFO (opening one waits for a writer forever), a device or a socket."""
     if not name.strip():
         raise AuditError("--db is empty (is a shell variable unset?); name the database file, e.g. --db audit.duckdb")
     if name.startswith(":memory:"):
         raise AuditError(f"--db {name}: an in-memory database keeps nothing; name a database file")
+    for path in (name, name + ".wal"):
+        try:
+            mode = os.stat(path).st_mode  # through a link: what it points to
+        except OSError:
+            continue  # missing (created later), or a dangling link: DuckDB says why when it opens it
+        if not stat.S_ISREG(mode):
+            what = NOT_A_FILE.get(stat.S_IFMT(mode), "not a plain file")
+            log = "" if path == name else "its write-ahead log "
+            raise AuditError(f"{name}: {log}is {what}, not a database file; name a database file with --db")
     return name
+
+
+NOT_A_FILE = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO (a named pipe)", stat.S_IFCHR: "a device",
+              stat.S_IFBLK: "a device", stat.S_IFSOCK: "a socket"}
+"""What a ``--db`` that is not a plain file is, in words."""
 
 
 @dataclass
@@ -119,18 +139,21 @@ class Store:
 
         Every database is opened locked down (``LOCKED``) and its tables are checked in DuckDB's catalogue
         before anything of it runs: a database this tool did not write is refused, whatever it holds. A database
-        of an earlier schema is upgraded when opened for writing (columns, tables and views are only added)."""
+        of an earlier schema is upgraded when opened for writing (columns, tables and views are only added).
+
+        Opened read-only, DuckDB's temporary folder is this process's private one (``private_temp``) instead of
+        ``<db>.tmp/`` beside the database, which a locked-down DuckDB may write to."""
         import duckdb
         name = check_db_name(str(path))
         if read_only and not Path(name).is_file():
             raise AuditError(f"{name}: no such database (create it with 'audit ingest PATH... --db {name}')")
-        if Path(name).is_dir():
-            raise AuditError(f"{name}: is a folder, not a database file")
         config = dict(LOCKED)
         if threads is not None:
             config["threads"] = threads
         if memory_limit is not None:
             config["memory_limit"] = memory_limit
+        if read_only:
+            config["temp_directory"] = private_temp()
         try:
             con = duckdb.connect(name, read_only=read_only, config=config)
         except duckdb.Error as exc:
@@ -400,17 +423,24 @@ class Store:
             self.append(table, pa.ipc.open_stream(source))
 
     # ------------------------------------------------------------------ reading
-    def reader(self, sql: str, params: Params | None = None, batch_rows: int = 10_000) -> tuple[list[str], Any]:
+    def reader(self, sql: str, params: Params | None = None, batch_rows: int = 10_000,
+               as_text: Callable[[Any], bool] | None = None) -> tuple[list[str], Any]:
         """Run one query (``$name`` parameters from ``params``); its column names and a
         ``pyarrow.RecordBatchReader`` that streams the rows (SQL errors become ``AuditError``, an interrupted
-        query ``duckdb.InterruptException``)."""
+        query ``duckdb.InterruptException``). A column whose DuckDB type ``as_text`` holds comes as DuckDB's own
+        text of its values (``CAST … AS VARCHAR``): a type the output cannot carry (``audit.store.formats``)."""
         import duckdb
         import pyarrow as pa
         try:
             relation = self.con.sql(sql, params=params) if params else self.con.sql(sql)
             if relation is None:
                 return [], pa.RecordBatchReader.from_batches(pa.schema([]), [])
-            return list(relation.columns), relation.to_arrow_reader(batch_rows)
+            names = list(relation.columns)
+            if as_text is not None and any(as_text(t) for t in relation.types):
+                relation = relation.project(", ".join(
+                    f"{'CAST(#%d AS VARCHAR)' % i if as_text(t) else '#%d' % i} AS {_quoted(name)}"
+                    for i, (name, t) in enumerate(zip(names, relation.types), start=1)))
+            return names, relation.to_arrow_reader(batch_rows)
         except duckdb.InterruptException:
             raise
         except duckdb.Error as exc:
@@ -465,6 +495,26 @@ class Store:
         return write_tables(self, out)
 
 
+_SCRATCH: dict[int, str] = {}  # process id -> its private temporary folder
+
+
+def private_temp() -> str:
+    """This process's private folder (mode 0700, removed when the process exits) for DuckDB's temporary files
+    of a connection that only reads: DuckDB spills a large sort or join there, and a locked-down DuckDB may read
+    and write its temporary folder, so it is never a folder of the user's (``<db>.tmp/``, ``.tmp/`` here). One
+    folder for every connection of the process: DuckDB opens a file a second time only with the same settings."""
+    pid = os.getpid()
+    if pid not in _SCRATCH:
+        _SCRATCH[pid] = tempfile.mkdtemp(prefix="audit-duckdb-")
+        atexit.register(_remove_scratch, pid)
+    return _SCRATCH[pid]
+
+
+def _remove_scratch(pid: int) -> None:
+    if os.getpid() == pid:  # not in a forked child, which inherits the handler: the folder is its parent's
+        shutil.rmtree(_SCRATCH.pop(pid, ""), ignore_errors=True)
+
+
 def open_error(name: str, exc: BaseException) -> str:
     """Why the database ``name`` could not be opened, in plain words: another program holding it (DuckDB lets one
     process write a file; ``audit serve`` keeps its database open) is said as such, not as a lock error."""
@@ -478,6 +528,10 @@ def open_error(name: str, exc: BaseException) -> str:
                 "'audit ingest'; DuckDB lets only one program use a database file at a time. Upload through the "
                 "service, or stop it and try again")
     return f"{name}: cannot open the database ({_first_line(exc)})"
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _first_line(exc: BaseException) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -147,12 +148,36 @@ def _export_target(target: Path) -> list[str] | None:
     return files
 
 
+def _move_contents(staging: Path, target: Path) -> None:
+    """Move what ``staging`` holds into the empty folder ``target`` (same file system: renames), the manifest
+    first: stopped half-way, ``target`` is an export its manifest describes (a later export replaces it)."""
+    names = sorted(os.listdir(staging), key=lambda name: name != EXPORT_MANIFEST)
+    for name in names:
+        if os.path.lexists(target / name):  # made there since the folder was found empty: never replaced
+            raise AuditError(f"{target / name}: appeared while the export was written; nothing of it was replaced")
+        os.rename(staging / name, target / name)
+    staging.rmdir()
+
+
 def _move_into_place(staging: Path, target: Path, previous: list[str] | None) -> None:
-    """Rename the finished export ``staging`` to ``target``. A previous export there is first renamed aside,
-    then only the files its manifest listed are removed (and the folders they leave empty)."""
-    if previous is None:
-        os.rename(staging, target)  # a missing or empty folder: replaced in one step (an empty one, atomically)
+    """Rename the finished export ``staging`` to ``target``: a missing folder is made so, an empty one keeps
+    itself (owner, mode) and takes the export's files. A previous export there is first renamed aside, then only
+    the files its manifest listed are removed (and the folders they leave empty)."""
+    if previous is None and os.path.isdir(target):
+        _move_contents(staging, target)  # an empty folder stays the user's: its owner, mode and links are kept
         return
+    if previous is None:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(staging, 0o777 & ~mask)  # a new folder, as mkdir makes it (mkdtemp makes it private)
+        os.rename(staging, target)
+        return
+    kept = os.stat(target)  # the new export takes the folder's mode (and owner, where the user may give it)
+    os.chmod(staging, stat.S_IMODE(kept.st_mode))
+    try:
+        os.chown(staging, kept.st_uid, kept.st_gid)
+    except OSError:
+        pass
     aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.previous-", dir=target.parent))
     os.rename(target, aside)
     try:

@@ -11,7 +11,7 @@ and Parquet carry text as stored.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from audit.textout import printable
@@ -31,6 +31,41 @@ MIN_COLUMN = 6
 _HIDDEN = r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]"
 _JSON_HIDDEN = {code: f"\\u{code:04x}" for code in [*range(0x7f, 0xa0), 0x61c, 0x200e, 0x200f, *range(0x2028, 0x202f),
                                                      *range(0x2066, 0x206a)]}
+
+
+_PLAIN = frozenset({
+    "boolean", "tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint", "uinteger", "ubigint",
+    "uhugeint", "float", "double", "decimal", "varchar", "date", "time", "timestamp", "timestamp_s", "timestamp_ms",
+    "timestamp_ns", "timestamp with time zone", "uuid", "blob", "interval", "enum", "null"})
+"""DuckDB types (``DuckDBPyType.id``) every text format writes as they come (through Arrow and polars); lists,
+arrays and structs of them too. Any other (``VARIANT``, ``MAP``, ``UNION``, ``BIT``, ``BIGNUM``, a geometry, a
+time with time zone …) reaches the text formats as DuckDB's own text of its values."""
+_PARQUET_TEXT = frozenset({"union", "interval", "bit", "bignum", "time with time zone", "variant"})
+"""DuckDB types Parquet cannot hold as they come from Arrow (or holds as bytes no reader can read): written as
+DuckDB's text of their values; every other type keeps its own (a ``MAP`` stays a map)."""
+
+
+def text_types(fmt: str) -> Callable[[Any], bool]:
+    """Which DuckDB column types (a ``DuckDBPyType``) ``fmt`` takes as text: ``Store.reader(as_text=…)``."""
+
+    def plain(typ: Any) -> bool:
+        kind = str(typ.id)
+        if kind in ("list", "array", "struct"):
+            children = [child for _, child in typ.children if not isinstance(child, int)]
+            return all(plain(child) and str(child.id) != "blob" for child in children)
+        return kind in _PLAIN
+
+    def parquet_text(typ: Any) -> bool:
+        kind = str(typ.id)
+        if kind in ("list", "array", "struct", "map"):
+            return any(parquet_text(child) for _, child in typ.children if not isinstance(child, int))
+        return kind in _PARQUET_TEXT
+
+    if fmt == "parquet":
+        return parquet_text
+    # A DATE column too: DuckDB writes it as polars would (2026-11-28), and also its infinities and years past
+    # 9999, which polars cannot hold.
+    return lambda typ: str(typ.id) == "date" or not plain(typ)
 
 
 def unique_names(names: list[str]) -> list[str]:
@@ -226,6 +261,9 @@ def _write_csv(names: list[str], frames: Iterable[pl.DataFrame], handle: IO[str]
         nested = [n for n, t in frame.schema.items() if isinstance(t, (pl.List, pl.Array, pl.Struct))]
         if nested:
             frame = frame.with_columns([_json_encoded(n) for n in nested])
+        binary = [n for n, t in frame.schema.items() if t == pl.Binary]
+        if binary:  # bytes as hex, as the other text formats write them
+            frame = frame.with_columns([pl.col(n).bin.encode("hex") for n in binary])
         if escape_formulas:
             text = [n for n, t in frame.schema.items() if t == pl.String]
             frame = frame.with_columns([

@@ -55,6 +55,9 @@ SMALL_FILE_BYTES = 256 * 1024
 """A file this small is written together with the small files next to it, in one transaction (``BATCH_BYTES`` of
 them at most): DuckDB's commit and each insert cost about the same for ten hands as for thousands."""
 BATCH_BYTES = 1024 * 1024
+MAX_STREAM = 1 << 30
+"""The most bytes read from standard input, a pipe or a device (``ingest --max-stream``): each is copied to a
+temporary file before it is audited, and an endless one (``yes | audit ingest -``) would fill the disk."""
 
 __all__ = ["FileBuilder", "FileFailure", "IngestJob", "IngestProgress", "IngestSummary", "WorkerDied", "WorkerPool",
            "audit_file_rows", "ingest", "parse_started_at", "plan_jobs", "run_job"]
@@ -95,10 +98,15 @@ def hash_file(path: str) -> tuple[str, int]:
     return sha.hexdigest(), size
 
 
-def spool(source: BinaryIO, name: str, folder: str) -> tuple[str, str, int]:
+class TooLong(AuditError):
+    """A stream longer than ``--max-stream``: the run stops before anything is stored."""
+
+
+def spool(source: BinaryIO, name: str, folder: str, limit: int | None = None) -> tuple[str, str, int]:
     """Copy a stream that cannot be read twice (standard input, a pipe, a device) to a file in ``folder``:
     (its path, SHA-256, size). Its first bytes are checked first: binary data is refused at once (``/dev/zero``
-    would otherwise be copied forever)."""
+    would otherwise be copied forever); a stream longer than ``limit`` bytes is ``TooLong`` (the copy
+    removed)."""
     from audit.read import _sniff_encoding
 
     sha = hashlib.sha256()
@@ -118,6 +126,11 @@ def spool(source: BinaryIO, name: str, folder: str) -> tuple[str, str, int]:
                 first = False
             sha.update(chunk)
             size += len(chunk)
+            if limit is not None and size > limit:
+                out.close()
+                _unlink(path)
+                raise TooLong(f"{name}: longer than {_size(limit)} (--max-stream); nothing was stored. Save it "
+                              "to a file and ingest the file, or raise --max-stream")
             try:
                 out.write(chunk)
             except OSError as exc:  # the machine's fault (a full disk), not the input's: the run stops
@@ -265,6 +278,14 @@ class _SpillSink:
         self.close()
         for path in self.paths.values():
             _unlink(path)
+
+
+def _size(n: int) -> str:
+    """``n`` bytes as a person writes it: ``1 GB``, ``512 KB``, ``1,000 bytes``."""
+    for unit, shift in (("GB", 30), ("MB", 20), ("KB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift:,} {unit}"
+    return f"{n:,} bytes"
 
 
 def _unlink(path: str) -> None:
@@ -455,10 +476,12 @@ def _silent(kind: str, text: str) -> None:
 
 
 def plan_jobs(files: list[str], known: set[str], profile: str, options: tuple[tuple[str, str], ...],
-              summary: IngestSummary, stdin: BinaryIO | None = None, spool_dir: str | None = None) -> list[IngestJob]:
+              summary: IngestSummary, stdin: BinaryIO | None = None, spool_dir: str | None = None,
+              max_stream: int = MAX_STREAM) -> list[IngestJob]:
     """Jobs for the files not yet in the database (by content hash); unreadable files go to ``summary``.
 
-    Standard input, pipes and devices are copied to ``spool_dir`` first (read in memory without one)."""
+    Standard input, pipes and devices are copied to ``spool_dir`` first (read in memory without one), up to
+    ``max_stream`` bytes each (``TooLong`` past it: the run stops before anything is stored)."""
     jobs: list[IngestJob] = []
     seen = set(known)
     for path in files:
@@ -468,13 +491,16 @@ def plan_jobs(files: list[str], known: set[str], profile: str, options: tuple[tu
             if path == "-":
                 stream = stdin or sys.stdin.buffer
                 if spool_dir is None:
-                    data = stream.read()
+                    data = stream.read(max_stream + 1)
+                    if len(data) > max_stream:
+                        raise TooLong(f"<stdin>: longer than {_size(max_stream)} (--max-stream); nothing was "
+                                      "stored")
                     sha, size = hashlib.sha256(data).hexdigest(), len(data)
                 else:
-                    source, sha, size = spool(stream, "<stdin>", spool_dir)
+                    source, sha, size = spool(stream, "<stdin>", spool_dir, max_stream)
             elif not stat.S_ISREG(os.stat(path).st_mode) and spool_dir is not None:
                 with open_input(path, path) as stream:
-                    source, sha, size = spool(stream, path, spool_dir)
+                    source, sha, size = spool(stream, path, spool_dir, max_stream)
             else:
                 sha, size = hash_file(path)
         except InputError as exc:
@@ -587,7 +613,7 @@ def _worker_main(conn: Any, task: Callable[[IngestJob, str], object]) -> None:
 
 def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple[tuple[str, str], ...] = (),
            workers: int = 1, progress: Callable[[IngestProgress], None] | None = None,
-           tell: Tell | None = None) -> IngestSummary:
+           tell: Tell | None = None, max_stream: int = MAX_STREAM) -> IngestSummary:
     """Audit ``paths`` and store them in the database ``db``; returns what was done.
 
     A named path that does not exist, or a folder that cannot be listed, raises ``InputError`` before anything
@@ -614,7 +640,7 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
     with store:
         scratch = tempfile.mkdtemp(prefix="audit-ingest-")
         try:
-            _run(store, files, profile, options, workers, progress, tell or _silent, summary, scratch)
+            _run(store, files, profile, options, workers, progress, tell or _silent, summary, scratch, max_stream)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)  # this run's own folder: spooled input, worker rows
     summary.seconds = time.perf_counter() - start
@@ -623,8 +649,9 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
 
 def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str, str], ...], workers: int,
          progress: Callable[[IngestProgress], None] | None, tell: Tell, summary: IngestSummary,
-         scratch: str) -> None:
-    jobs = plan_jobs(files, store.known_files(), profile, options, summary, spool_dir=scratch)
+         scratch: str, max_stream: int = MAX_STREAM) -> None:
+    jobs = plan_jobs(files, store.known_files(), profile, options, summary, spool_dir=scratch,
+                     max_stream=max_stream)
     for failure in summary.failed:
         tell("skipped", failure.message)
     count = usable_workers(workers, len(jobs))
