@@ -18,7 +18,7 @@ from audit.model import (
 from audit.words import Unit, amount, hand_name, has, quantity, say
 
 if TYPE_CHECKING:
-    from audit.explain.records import Step
+    from audit.explain.records import Explained, Reason, Step
 
 MARKERS = {"deal": "dealing", "first": "first betting round", "draw": "draw", "second": "second betting round",
            "showdown": "show down", "summary": "summary", "redeal": "redeal"}
@@ -74,6 +74,33 @@ def settlement_notes(s: Settlement, lang: str, unit: Unit = "") -> list[str]:
     elif s.remainder < 0:
         notes.append(say("verdict.created", lang, amount=quantity(-s.remainder, unit, lang)))
     return notes
+
+
+def correction_lines(item: Explained, lang: str) -> list[str]:
+    """The verdict's transfers in plain words; for a hand the table corrected later, each says so."""
+    lines = [correction_sentence(t, lang, item.unit) for t in item.transfers]
+    before = getattr(item, "corrected_before", None)
+    if before is not None:
+        lines = [f"{line} {say('verdict.corrected_at_table', lang, hand=before)}" for line in lines]
+    return lines
+
+
+def table_notes(item: Explained, lang: str) -> list[str]:
+    """A session's statements of the hands the table corrected itself (netted by its verdict)."""
+    return [say("verdict.session_corrected", lang, hand=", #".join(c.corrects), before=c.hand)
+            for c in getattr(item, "table_corrections", ())]
+
+
+def reason_note(r: Reason, lang: str) -> str:
+    """What links a reason to another hand: the table's correction of it, its correction later, or the earlier
+    mistake it carries ('' when none)."""
+    if r.table_correction is not None:
+        return say("verdict.table_correction", lang, hand=r.table_correction)
+    if r.corrected_before is not None:
+        return say("verdict.corrected_at_table", lang, hand=r.corrected_before)
+    if r.follows_from is not None:
+        return say("verdict.follows_from", lang, hand=r.follows_from, player=r.finding.player or "?")
+    return ""
 
 
 finding_sentence = finding_text

@@ -75,7 +75,9 @@ def hand_json(data: bytes, name: str, label: str, hand: str) -> dict[str, Any] |
 
 def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200) -> LogVerdicts:
     """The verdict of every session and of each hand with a finding or a correction (at most ``most``)."""
-    from audit.explain import HandExplanation, correction_sentence, explain_bytes, settlement_notes
+    from audit.explain import HandExplanation, explain_bytes, settlement_notes
+    from audit.explain.phrases import correction_lines, table_notes
+    from audit.explain.records import rules_broken
     from audit.words import say
 
     out = LogVerdicts()
@@ -91,10 +93,11 @@ def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200)
             view = VerdictView(say("serve.hand", lang, hand=item.hand or "?"), item.hand, notes=notes)
         else:
             hands = say("unit.hands", lang, n=len(item.hands))
-            view = VerdictView(say("serve.session", lang, name=item.name, hands=hands))
-        view.corrections = [correction_sentence(t, lang, item.unit) for t in item.transfers]
-        broken = any(r.finding.severity != "warning" or r.changes_chips for r in item.reasons)
-        view.bad = bool(view.corrections) or broken
+            view = VerdictView(say("serve.session", lang, name=item.name, hands=hands), notes=table_notes(item, lang))
+        view.corrections = correction_lines(item, lang)
+        broken = rules_broken(item.reasons)
+        corrected = getattr(item, "corrected_before", None) is not None
+        view.bad = (bool(view.corrections) and not corrected) or broken
         if not view.corrections:
             view.nothing = say("verdict.nothing_but" if broken else "verdict.nothing", lang)
         view.reasons = [_reason(r, lang) for r in item.reasons]
@@ -106,9 +109,12 @@ def _reason(reason: Any, lang: str) -> dict[str, Any]:
     from audit.explain.phrases import finding_sentence
     from audit.words import rule_name
 
+    from audit.explain.phrases import reason_note
+
     f = reason.finding
     return {"sentence": finding_sentence(f, lang), "rule": f.rule, "name": rule_name(f.rule, lang),
-            "hand": f.hand, "line": f.line, "chips": reason.changes_chips, "bad": f.severity != "warning"}
+            "hand": f.hand, "line": f.line, "chips": reason.changes_chips, "bad": f.severity != "warning",
+            "note": reason_note(reason, lang)}
 
 
 def finding_sentence(finding: dict[str, Any], lang: str) -> str:

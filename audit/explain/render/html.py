@@ -20,10 +20,10 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from audit.explain.phrases import (
-    correction_sentence, describe, expected_actual, finding_sentence, legal_words, party_name, pot_name,
-    settlement_notes, street_name,
+    correction_lines, describe, expected_actual, finding_sentence, legal_words, party_name, pot_name,
+    reason_note, settlement_notes, street_name, table_notes,
 )
-from audit.explain.records import Explained, HandExplanation, PotNow, Reason, SessionExplanation, Step
+from audit.explain.records import Explained, HandExplanation, PotNow, Reason, SessionExplanation, Step, rules_broken
 from audit.words import Unit, amount, language, rule_name, say
 
 _HERE = Path(__file__).resolve().parent
@@ -85,20 +85,22 @@ def _reason_view(r: Reason, lang: str, hand_anchor: str, cause_anchor: str, with
             "severity": say(f"severity.{f.severity}", lang), "bad": f.severity != "warning",
             "href": f"#{hand_anchor}-step-{r.step}" if hand_anchor and r.step is not None
             else (f"#{hand_anchor}" if hand_anchor else ""),
-            "follows": say("verdict.follows_from", lang, hand=r.follows_from, player=f.player or "?")
-            if r.follows_from else "", "cause": f"#{cause_anchor}" if cause_anchor else ""}
+            "follows": reason_note(r, lang), "cause": f"#{cause_anchor}" if cause_anchor else "",
+            "table": r.table_correction is not None}
 
 
-def _verdict_view(transfers: Sequence[Any], notes: Sequence[str], reasons: Sequence[Reason], lang: str,
-                  unit: Unit, anchors: dict[int, str], hands_by_id: dict[str, HandExplanation],
-                  with_hand: bool) -> dict[str, Any]:
-    broken = any(r.finding.severity != "warning" or r.changes_chips for r in reasons)
+def _verdict_view(item: Explained, notes: Sequence[str], lang: str, anchors: dict[int, str],
+                  hands_by_id: dict[str, HandExplanation], with_hand: bool) -> dict[str, Any]:
+    transfers, reasons = item.transfers, item.reasons
+    broken = rules_broken(reasons)
+    corrected = getattr(item, "corrected_before", None) is not None
     return {
-        "notes": list(notes), "corrections": [correction_sentence(t, lang, unit) for t in transfers],
+        "notes": list(notes), "corrections": correction_lines(item, lang), "corrected": corrected,
         "nothing": "" if transfers else say("verdict.nothing_but" if broken else "verdict.nothing", lang),
-        "bad": bool(transfers) or broken,
+        "bad": (bool(transfers) and not corrected) or broken,
         "reasons": [_reason_view(r, lang, _hand_anchor_by_id(anchors, hands_by_id, r.finding.hand),
-                                 _hand_anchor_by_id(anchors, hands_by_id, r.follows_from), with_hand)
+                                 _hand_anchor_by_id(anchors, hands_by_id, r.follows_from or r.table_correction
+                                                    or r.corrected_before), with_hand)
                     for r in reasons],
     }
 
@@ -107,7 +109,7 @@ def _session_view(s: SessionExplanation, lang: str, anchors: dict[int, str],
                   hands_by_id: dict[str, HandExplanation]) -> dict[str, Any]:
     return {
         "title": say("label.session_net", lang, name=s.name, hands=say("unit.hands", lang, n=len(s.hands))),
-        "verdict": _verdict_view(s.transfers, [], s.reasons, lang, s.unit, anchors, hands_by_id, True),
+        "verdict": _verdict_view(s, table_notes(s, lang), lang, anchors, hands_by_id, True),
         "balances": [(party_name(p, lang), ("+" if d > 0 else "") + amount(d, s.unit, lang))
                      for p, d in s.balances.items()],
     }
@@ -181,8 +183,8 @@ def _hand_view(h: HandExplanation, lang: str, anchors: dict[int, str],
     view: dict[str, Any] = {
         "anchor": anchor, "hand": h.hand or "?", "meta": meta, "error": h.error,
         "count": say("unit.findings", lang, n=len(h.findings)) if h.findings else "",
-        "verdict": _verdict_view(h.transfers, settlement_notes(s, lang, unit) if s else [], h.reasons, lang, unit,
-                                 anchors, {**hands_by_id, h.hand or "": h}, False),
+        "verdict": _verdict_view(h, settlement_notes(s, lang, unit) if s else [], lang, anchors,
+                                 {**hands_by_id, h.hand or "": h}, False),
     }
     if h.error is not None:
         return view
