@@ -124,6 +124,8 @@ def test_without_javascript_every_step_is_listed(browser: Any, tmp_path: Path) -
 def test_winners_are_marked_and_wide_tables_say_they_scroll(browser: Any, tmp_path: Path) -> None:
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(page_file(tmp_path, REOPEN, "es").as_uri())
+    assert page.locator(".seat.winner").count() == 0  # the page opens at the first step: nobody has won yet
+    page.locator("li.step").last.click()  # the pots settled: the winners are marked
     winners = sorted(s.get_attribute("data-player") for s in page.locator(".seat.winner").all())
     assert winners == ["Beto", "Carla", "Dario"]
     hint = page.locator(".scroll-hint").first
