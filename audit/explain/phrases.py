@@ -203,7 +203,8 @@ def legal_words(step: Step, lang: str, unit: Unit = "") -> str:
         else:
             parts.append(say("legal.min_raise", lang, n=amount(legal.min_raise_to, unit, lang)))
             parts.append(say("legal.max_raise", lang, n=amount(legal.max_raise_to, unit, lang)))
-            parts.append(say("legal.raise_open" if legal.may_raise else "legal.raise_closed", lang))
+            parts.append(say("legal.raise_open" if legal.may_raise else "legal.raise_capped" if legal.capped
+                             else "legal.raise_closed", lang))
     draw = step.draw
     if draw is not None and draw.limit is not None:
         cards = draw.may_discard

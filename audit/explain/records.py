@@ -27,12 +27,15 @@ class Legal:
     max_raise_to: int
     may_raise: bool
     stack_before: int | None = None  # raising is possible only with more chips than the call
+    capped: bool = False  # a fixed-limit round past its cap
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"to_call": self.to_call, "min_raise_to": self.min_raise_to,
                                "max_raise_to": self.max_raise_to, "may_raise": self.may_raise}
         if self.stack_before is not None:
             out["stack_before"] = self.stack_before
+        if self.capped:
+            out["capped"] = True
         return out
 
 
