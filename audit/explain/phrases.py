@@ -190,6 +190,29 @@ def describe(step: Step, lang: str, unit: Unit = "") -> list[Segment]:
     return [step.text]
 
 
+_RANK_VALUES = {"T": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
+
+
+def card_words(card: str, lang: str) -> str:
+    """A card as the log writes it in English (``Ah``), in words in another language (``as de corazones``)."""
+    if lang == "en":
+        return card
+    if card == "Jk":
+        return say("card.joker", lang)
+    rank, suit = card[:-1], card[-1:]
+    value = _RANK_VALUES.get(rank) or (int(rank) if rank.isdigit() else 0)
+    if not 2 <= value <= 14 or not has(f"suit.{suit}"):
+        return card
+    return say("card.named", lang, rank=say(f"rank.one.{value}", lang), suit=say(f"suit.{suit}", lang))
+
+
+def unreadable_verdict(item: Explained, lang: str) -> str:
+    """What the verdict says of a hand that could not be judged: another game, or a hand that could not be
+    read (never that rules were broken)."""
+    other = any(f.rule == "UNSUPPORTED_GAME" for f in item.findings)
+    return say("verdict.other_game" if other else "verdict.unreadable_hand", lang)
+
+
 def legal_words(step: Step, lang: str, unit: Unit = "") -> str:
     """What the rules allowed before this step, in words ('' when there is nothing to say)."""
     parts: list[str] = []
@@ -209,8 +232,9 @@ def legal_words(step: Step, lang: str, unit: Unit = "") -> str:
     if draw is not None and draw.limit is not None:
         cards = draw.may_discard
         key = ("legal.draw_may" if cards else "legal.draw_limit") + ("_ace" if draw.limit_keeping_ace else "")
+        sep = " " if lang == "en" else ", "
         parts.append(say(key, lang, n=draw.limit, m=draw.limit_keeping_ace or 0)
-                     + (" " + " ".join(cards) if cards else ""))
+                     + (" " + sep.join(card_words(c, lang) for c in cards) if cards else ""))
     return " · ".join(parts)
 
 

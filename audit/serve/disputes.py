@@ -24,6 +24,7 @@ class VerdictView:
     nothing: str = ""
     reasons: list[dict[str, Any]] = field(default_factory=list)
     bad: bool = False
+    unreadable: bool = False  # a hand that could not be read, or another game: not judged
 
 
 @dataclass
@@ -59,12 +60,14 @@ def _hand(data: bytes, name: str, label: str, hand: str) -> list[Any] | None:
         raise
 
 
-def hand_page(data: bytes, name: str, label: str, hand: str, lang: str) -> str | None:
-    """The dispute page of ``hand`` (``None``: the log has no such hand)."""
+def hand_page(data: bytes, name: str, label: str, hand: str, lang: str,
+              links: dict[str, Any] | None = None) -> str | None:
+    """The dispute page of ``hand`` (``None``: the log has no such hand); ``links``: the service's way back,
+    language switch and sign-out (``audit.explain.render.html.render_html``)."""
     from audit.explain import render_html
 
     items = _hand(data, name, label, hand)
-    return render_html(items, lang, source=name) if items else None
+    return render_html(items, lang, source=name, links=links) if items else None
 
 
 def hand_json(data: bytes, name: str, label: str, hand: str) -> dict[str, Any] | None:
@@ -76,7 +79,7 @@ def hand_json(data: bytes, name: str, label: str, hand: str) -> dict[str, Any] |
 def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200) -> LogVerdicts:
     """The verdict of every session and of each hand with a finding or a correction (at most ``most``)."""
     from audit.explain import HandExplanation, explain_bytes, settlement_notes
-    from audit.explain.phrases import correction_lines, table_notes
+    from audit.explain.phrases import correction_lines, table_notes, unreadable_verdict
     from audit.explain.records import rules_broken
     from audit.words import say
 
@@ -98,8 +101,11 @@ def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200)
         broken = rules_broken(item.reasons)
         corrected = getattr(item, "corrected_before", None) is not None
         view.bad = (bool(view.corrections) and not corrected) or broken
+        if isinstance(item, HandExplanation) and item.error is not None:
+            view.unreadable, view.bad, broken = True, False, False
         if not view.corrections:
-            view.nothing = say("verdict.nothing_but" if broken else "verdict.nothing", lang)
+            view.nothing = unreadable_verdict(item, lang) if view.unreadable else \
+                say("verdict.nothing_but" if broken else "verdict.nothing", lang)
         view.reasons = [_reason(r, lang) for r in item.reasons]
         (out.hands if isinstance(item, HandExplanation) else out.sessions).append(view)
     return out

@@ -21,7 +21,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from audit.explain.phrases import (
     correction_lines, describe, expected_actual, finding_sentence, legal_words, party_name, pot_name,
-    reason_note, settlement_notes, street_name, table_notes,
+    reason_note, settlement_notes, street_name, table_notes, unreadable_verdict,
 )
 from audit.explain.adapter import follow_cards
 from audit.explain.records import (
@@ -43,8 +43,11 @@ def _environment() -> Environment:
     return env
 
 
-def render_html(items: Iterable[Explained], lang: str = "en", source: str = "") -> str:
-    """The page for ``items`` in ``lang``; ``source`` names the file (its name only, never a server path)."""
+def render_html(items: Iterable[Explained], lang: str = "en", source: str = "",
+                links: dict[str, Any] | None = None) -> str:
+    """The page for ``items`` in ``lang``; ``source`` names the file (its name only, never a server path).
+    ``links`` (the service's pages): ``back`` (url, text), ``langs`` [(url, name, current)], ``signout`` (url,
+    text) or None: a bar of links at the top."""
     lang = language(lang)
     all_items = list(items)
     hands = [i for i in all_items if isinstance(i, HandExplanation)]
@@ -61,7 +64,7 @@ def render_html(items: Iterable[Explained], lang: str = "en", source: str = "") 
         "nav": [{"anchor": anchors[id(h)], "hand": h.hand or "?", "n": len(h.findings),
                  "chips": any(r.changes_chips for r in h.reasons)} for h in hands] if len(hands) > 1 else [],
         "hands": [_hand_view(h, lang, anchors, hands_by_id) for h in hands],
-        "t": lambda key, **kw: say(key, lang, **kw),
+        "t": lambda key, **kw: say(key, lang, **kw), "links": links,
     }
     return _environment().get_template("page.html").render(**view)
 
@@ -96,11 +99,13 @@ def _reason_view(r: Reason, lang: str, hand_anchor: str, cause_anchor: str, with
 def _verdict_view(item: Explained, notes: Sequence[str], lang: str, anchors: dict[int, str],
                   hands_by_id: dict[str, HandExplanation], with_hand: bool) -> dict[str, Any]:
     transfers, reasons = item.transfers, item.reasons
-    broken = rules_broken(reasons)
+    unreadable = isinstance(item, HandExplanation) and item.error is not None
+    broken = rules_broken(reasons) and not unreadable
     corrected = getattr(item, "corrected_before", None) is not None
+    nothing = say("verdict.nothing_but" if broken else "verdict.nothing", lang)
     return {
         "notes": list(notes), "corrections": correction_lines(item, lang), "corrected": corrected,
-        "nothing": "" if transfers else say("verdict.nothing_but" if broken else "verdict.nothing", lang),
+        "nothing": "" if transfers else unreadable_verdict(item, lang) if unreadable else nothing,
         "bad": (bool(transfers) and not corrected) or broken,
         "reasons": [_reason_view(r, lang, _hand_anchor_by_id(anchors, hands_by_id, r.finding.hand),
                                  _hand_anchor_by_id(anchors, hands_by_id, r.follows_from or r.table_correction

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from audit.explain.phrases import (
     correction_lines, describe, expected_actual, finding_sentence, legal_words, party_name, pot_name,
-    reason_note, segments_text, settlement_notes, street_name, table_notes,
+    reason_note, segments_text, settlement_notes, street_name, table_notes, unreadable_verdict,
 )
 from audit.explain.records import Explained, HandExplanation, SessionExplanation, rules_broken
 from audit.textout import printable
@@ -90,7 +90,7 @@ def hand_text(h: HandExplanation, lang: str) -> str:
         meta.append(say("label.money_in", lang, currency=h.unit))
     out.append("  " + " · ".join(meta))
     if h.error is not None:
-        out.append(f"  {say('label.unreadable', lang)}")
+        out.append(f"  {unreadable_verdict(h, lang)}")
         for f in h.findings:
             out.append(f"  !! {say('label.line', lang)} {f.line} {rule_name(f.rule, lang)} ({f.rule}): "
                        f"{finding_sentence(f, lang)}")
