@@ -184,3 +184,6 @@ def test_the_draw_limit_keeping_an_ace() -> None:
     assert set(draws(h).values()) == {(3, 4)}
     [ana] = [s for s in h.steps if s.line == 22]
     assert ana.draw is not None and ana.draw.may_discard == ("As", "4d", "5c", "7h", "9s")
+    assert legal_words(ana, "en") == "may discard up to 3 (4 keeping an ace) of As 4d 5c 7h 9s"
+    assert legal_words(ana, "es") == ("puede descartar hasta 3 (4 si guarda un as) de as de picas, cuatro de "
+                                      "diamantes, cinco de tréboles, siete de corazones, nueve de picas")
