@@ -8,6 +8,7 @@ Spanish catalogue, every finding of every fixture said in Spanish, every Spanish
 from __future__ import annotations
 
 import html
+import json
 import re
 import string
 import subprocess
@@ -223,3 +224,18 @@ def test_every_spanish_page_visited_has_no_english_function_words() -> None:
 def test_the_check_catches_english_in_a_spanish_page(browser_of_north: Browser) -> None:
     page: Any = visible(render_html(explain_file(str(ODD_CHIP), hand_id="387708"), "en"))
     assert english_in(page)
+
+
+def test_reports_label_cents(tmp_path: Path) -> None:
+    """A site hand's amounts in a report are cents: the unit column says so ('USD cents', 1000 is $10.00)."""
+    db = tmp_path / "r.duckdb"
+    site = FIXTURES / "layout" / "site-six-seats.txt"
+    done = subprocess.run([AUDIT, "ingest", str(site), "--db", str(db), "-q"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    out = subprocess.run([AUDIT, "report", "misawarded-pots", "--db", str(db), "-f", "json"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    [row] = json.loads(out.stdout)
+    assert row["unit"] == "USD cents" and row["pot_amount"] == 200000
+    assert "Quarterdeck7 1000" in row["collected"]
