@@ -4,13 +4,14 @@
 -- param: to_date DATE the last day of play to count
 -- param: profile VARCHAR only hands audited under this profile
 -- param: table_name VARCHAR only this table's hands
--- Amounts are in the hand's unit (chips, or cents of the currency).
+-- Amounts are in the hand's unit, which the unit column names: chips, or cents of a currency ('USD cents':
+-- 45 is $0.45), as chips-misallocated does.
 SELECT p.file,
        p.hand_id,
        p.session,
        p.table_name,
        p.started_at,
-       p.unit,
+       CASE WHEN p.unit = 'chips' THEN 'chips' ELSE p.unit || ' cents' END AS unit,
        p.pot,
        p.pot_amount,
        p.winners,

@@ -60,8 +60,11 @@ def test_the_verdict_and_its_reasons_are_on_the_first_screen(browser: Any, tmp_p
     page.goto(page_file(tmp_path, path, lang, *args).as_uri())
     first = page.locator(".verdict").first
     assert inside_first_screen(page, first, height), first.bounding_box()
-    if path == ODD_CHIP:
+    if path == ODD_CHIP and args:
         want = "Маша owes O'Neil 1 chip." if lang == "en" else "Маша debe 1 ficha a O'Neil."
+        assert want in first.inner_text()
+    elif path == ODD_CHIP:  # the session: the table put the odd chip right itself before the next hand
+        want = "before hand #387709" if lang == "en" else "antes de la mano #387709"
         assert want in first.inner_text()
     reasons = first.locator("li.reason")
     assert sorted({reasons.nth(i).locator("code").inner_text() for i in range(reasons.count())}) == sorted(rules)
@@ -123,6 +126,8 @@ def test_without_javascript_every_step_is_listed(browser: Any, tmp_path: Path) -
 def test_winners_are_marked_and_wide_tables_say_they_scroll(browser: Any, tmp_path: Path) -> None:
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(page_file(tmp_path, REOPEN, "es").as_uri())
+    assert page.locator(".seat.winner").count() == 0  # the page opens at the first step: nobody has won yet
+    page.locator("li.step").last.click()  # the pots settled: the winners are marked
     winners = sorted(s.get_attribute("data-player") for s in page.locator(".seat.winner").all())
     assert winners == ["Beto", "Carla", "Dario"]
     hint = page.locator(".scroll-hint").first

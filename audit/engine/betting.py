@@ -47,8 +47,10 @@ def on_action(st: HandState, a: Action) -> None:
         return
     legal: BetLegal | None = None
     if st.steps is not None:
-        legal = BetLegal(rnd.to_call(p), rnd.min_raise_to(), max_raise_to(st, p), rnd.may_raise(p),
-                         st.stack.get(p, 0))
+        cap = st.profile.raise_cap if rnd.fixed else None  # past a fixed-limit cap nobody may raise
+        capped = cap is not None and rnd.raises >= cap and not cap_lifted_heads_up(st, rnd)
+        legal = BetLegal(rnd.to_call(p), rnd.min_raise_to(), max_raise_to(st, p), rnd.may_raise(p) and not capped,
+                         st.stack.get(p, 0), capped)
     not_allowed = action_not_allowed(st, a, rnd)
     if not_allowed is None:
         note(st, check_turn(st, a, rnd))

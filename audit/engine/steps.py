@@ -12,15 +12,17 @@ from audit.model import Item
 
 class BetLegal:
     """What the betting rules allowed the player about to act: chips to call, the smallest and the largest
-    raise-to, whether raising was open to him, and his stack before acting."""
+    raise-to, whether raising was open to him, and his stack before acting; ``capped``: a fixed-limit round past
+    its cap (raising closed for everyone)."""
 
     def __init__(self, to_call: int, min_raise_to: int, max_raise_to: int, may_raise: bool,
-                 stack_before: int) -> None:
+                 stack_before: int, capped: bool = False) -> None:
         self.to_call = to_call
         self.min_raise_to = min_raise_to
         self.max_raise_to = max_raise_to
         self.may_raise = may_raise
         self.stack_before = stack_before
+        self.capped = capped
 
 
 class DrawLegal:

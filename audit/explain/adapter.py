@@ -119,7 +119,8 @@ def steps_from_engine(result: HandResult, profile: Profile | None = None) -> lis
             index=len(steps), line=s.line, street=STREET_NAMES.get(s.street, s.street), text=step_text(s.item),
             item=s.item, stacks=dict(s.stacks), pot=s.pot, bets=dict(s.bets), contributions=dict(s.contributions),
             folded=s.folded, pots=_pots(s.contributions, s.bets, order, s.folded, s.dead),
-            legal=Legal(legal.to_call, legal.min_raise_to, legal.max_raise_to, legal.may_raise, legal.stack_before)
+            legal=Legal(legal.to_call, legal.min_raise_to, legal.max_raise_to, legal.may_raise, legal.stack_before,
+                        legal.capped)
             if legal is not None else None,
             draw=DrawAllowance(draw.may_discard, draw.limit, draw.limit_keeping_ace) if draw is not None else None,
             findings=findings))

@@ -10,11 +10,12 @@ into text, JSON Lines or an HTML page.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 
 from audit.errors import InputError
 from audit.explain.adapter import draw_allowance, final_cards, steps_from_engine
 from audit.explain.records import (
-    CHIP_RULES, Explained, HandExplanation, PotView, Reason, SeatView, SessionExplanation, Step,
+    CHIP_RULES, Explained, HandExplanation, PotView, Reason, SeatView, SessionExplanation, Step, TableCorrection,
 )
 from audit.explain.settle import settle, settle_result
 from audit.findings import Finding
@@ -59,21 +60,24 @@ def reasons_of(findings: Sequence[Finding], steps: Sequence[Step]) -> list[Reaso
 
 
 def session_totals(name: str, file: str, hands: Sequence[HandExplanation],
-                   findings: Sequence[Finding] = ()) -> SessionExplanation:
-    """Net the corrections of ``hands`` (one session): per party, the sum of its balances, then settle."""
+                   findings: Sequence[Finding] = (),
+                   table_corrections: Sequence[TableCorrection] = ()) -> SessionExplanation:
+    """What each player should hold at the end of the session against what they hold: per party, the sum of the
+    balances of ``hands`` (one session), leaving out each hand the table itself put right later (a stack change
+    between hands that exactly reverses its wrong payment, ``table_corrections``), then settle."""
     net: dict[str, int] = {}
     for h in hands:
-        if h.settlement is None:
+        if h.settlement is None or h.corrected_before is not None:
             continue
         for p, d in h.settlement.balances.items():
             net[p] = net.get(p, 0) + d
     net = {p: d for p, d in net.items() if d}
     ids = [h.hand or "?" for h in hands]
-    reasons = [r for h in hands for r in h.reasons if r.changes_chips]
+    reasons = [r for h in hands for r in h.reasons if r.changes_chips or r.table_correction is not None]
     reasons += [Reason(f, None, f.rule in CHIP_RULES) for f in findings]
     units = {h.unit for h in hands}
     return SessionExplanation(name, file, ids, net, settle(net), list(findings), reasons,
-                              units.pop() if len(units) == 1 else "")
+                              units.pop() if len(units) == 1 else "", list(table_corrections))
 
 
 def explain_file(path: str, profile: Profile | None = None, hand_id: str | None = None,
@@ -100,53 +104,113 @@ def explain_bytes(data: bytes, profile: Profile | None = None, hand_id: str | No
 
 def explain_blocks(blocks: Iterable[RawBlock], profile: Profile | None = None, hand_id: str | None = None,
                    name: str = "<text>", notices: list[str] | None = None) -> Iterator[Explained]:
-    """Explain the hands of blocks already cut from a log (``name``: the log, for messages)."""
+    """Explain the hands of blocks already cut from a log (``name``: the log, for messages).
+
+    A session's hands come out when its totals do (a later hand can show the table corrected an earlier one);
+    with ``hand_id``, that hand comes out once the next hand of its session has been read (or its session ends),
+    so the log is read only so far."""
     tracker = _ProfileTracker(profile or load_profile("home-open"))
-    session_hands: list[HandExplanation] = []
-    session_name: str | None = None
-    session_file = ""
+    session = _Session()
     found = False
     seen: list[str] = []
-    paid_wrong: dict[str, str] = {}  # player → the last hand of this session that paid him wrong
+    held: list[HandExplanation] = []  # hands not yet given out
 
     def close(findings: Sequence[Finding] = ()) -> Iterator[Explained]:
-        nonlocal session_hands, session_name
-        if session_name is not None and session_hands and hand_id is None:
-            yield session_totals(session_name, session_file, session_hands, findings)
-        session_hands, session_name = [], None
-        paid_wrong.clear()
+        nonlocal session
+        yield from held
+        held.clear()
+        if session.name is not None and session.hands and hand_id is None:
+            yield session_totals(session.name, session.file, session.hands, findings, session.corrections)
+        session = _Session()
 
     for audited in audit_blocks(tracker.watch(blocks), profile, steps=True, notices=notices):
         if audited.result is None and audited.failure is None and not any(f.hand for f in audited.findings):
-            if audited.findings and audited.session is not None and audited.session == session_name:
+            if audited.findings and audited.session is not None and audited.session == session.name:
                 yield from close(audited.findings)  # the session end block and its standings
             continue
         explained = _explain_audited(audited, tracker)
         seen.append(explained.hand or "?")
-        if audited.session != session_name:
+        if audited.session != session.name:
             yield from close()
-        _link_knock_ons(explained, paid_wrong)
+        session.link(explained)
         if audited.session is not None:
-            session_name, session_file = audited.session, explained.file
-            session_hands.append(explained)
+            session.name, session.file = audited.session, explained.file
+            session.hands.append(explained)
+        if hand_id is not None and held:
+            yield from held  # the hand asked for, now that the hand after it has been read
+            held.clear()
         if hand_id is None or explained.hand == hand_id:
             found = True
-            yield explained
+            if audited.session is None and hand_id is None:
+                yield explained
+            else:
+                held.append(explained)
     yield from close()
     if hand_id is not None and not found:
         listed = ", ".join(seen[:20]) + (" …" if len(seen) > 20 else "")
         raise InputError(f"{name}: no hand {hand_id!r} (the file has: {listed or 'no hands'})")
 
 
-def _link_knock_ons(h: HandExplanation, paid_wrong: dict[str, str]) -> None:
-    """A stack that differs from the last hand's, for a player an earlier hand of the session paid wrong,
-    follows from that hand; then remember whom this hand paid wrong."""
-    h.reasons = [Reason(r.finding, r.step, r.changes_chips, paid_wrong.get(r.finding.player or ""))
-                 if r.finding.rule == "STACK_CONTINUITY" else r for r in h.reasons]
-    if h.settlement is not None:
-        for p, d in h.settlement.difference.items():
-            if d:
-                paid_wrong[p] = h.hand or "?"
+class _Session:
+    """The hands of the session being read, and what links them: for each player, the last hand that paid them
+    wrong (a later stack change follows from it), and the wrong payments the table has not put right yet."""
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+        self.file = ""
+        self.hands: list[HandExplanation] = []
+        self.paid_wrong: dict[str, str] = {}  # player → the last hand of this session that paid them wrong
+        self.open: list[HandExplanation] = []  # hands that paid someone wrong, not corrected yet
+        self.corrections: list[TableCorrection] = []
+
+    def link(self, h: HandExplanation) -> None:
+        """A stack that differs from the last hand's: the table's correction when the changes are exactly an
+        earlier hand's wrong payment reversed (or all those not yet corrected together); else it follows from the
+        last earlier hand of the session that paid that player wrong. Then remember whom this hand paid wrong."""
+        changes: dict[str, int] = {}
+        for r in h.reasons:
+            params = dict(r.finding.params)
+            if r.finding.rule == "STACK_CONTINUITY" and r.finding.msg_id == "finding.STACK_CONTINUITY.carried" \
+                    and isinstance(params.get("stack_chips"), int) and isinstance(params.get("ended_amount"), int):
+                player = r.finding.player or ""
+                changes[player] = changes.get(player, 0) + int(params["stack_chips"]) - int(params["ended_amount"])
+        corrected = self._corrected_by(changes) if changes else []
+        if corrected:
+            ids = tuple(c.hand or "?" for c in corrected)
+            for c in corrected:
+                c.corrected_before = h.hand or "?"
+                c.reasons = [replace(r, corrected_before=c.corrected_before) if r.changes_chips else r
+                             for r in c.reasons]
+                self.open.remove(c)
+            h.table_corrects = list(ids)
+            self.corrections.append(TableCorrection(h.hand or "?", ids, changes))
+        h.reasons = [replace(r, changes_chips=False, table_correction=h.table_corrects[-1])
+                     if corrected and r.finding.rule == "STACK_CONTINUITY" and (r.finding.player or "") in changes
+                     else replace(r, follows_from=self.paid_wrong.get(r.finding.player or ""))
+                     if r.finding.rule == "STACK_CONTINUITY" else r for r in h.reasons]
+        if h.settlement is not None:
+            wrong = False
+            for p, d in h.settlement.difference.items():
+                if d:
+                    self.paid_wrong[p] = h.hand or "?"
+                    wrong = True
+            if wrong:
+                self.open.append(h)
+
+    def _corrected_by(self, changes: dict[str, int]) -> list[HandExplanation]:
+        """The uncorrected hands whose wrong payments ``changes`` reverse exactly: the latest such hand alone,
+        else all of them together; [] when the changes correct nothing."""
+        def owed(hands: Sequence[HandExplanation]) -> dict[str, int]:
+            out: dict[str, int] = {}
+            for x in hands:
+                for p, d in (x.settlement.difference.items() if x.settlement is not None else ()):
+                    out[p] = out.get(p, 0) + d
+            return {p: d for p, d in out.items() if d}
+
+        for h in reversed(self.open):
+            if owed([h]) == changes:
+                return [h]
+        return list(self.open) if self.open and owed(self.open) == changes else []
 
 
 def _explain_audited(audited: Audited, tracker: _ProfileTracker) -> HandExplanation:

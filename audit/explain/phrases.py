@@ -18,7 +18,7 @@ from audit.model import (
 from audit.words import Unit, amount, hand_name, has, quantity, say
 
 if TYPE_CHECKING:
-    from audit.explain.records import Step
+    from audit.explain.records import Explained, Reason, Step
 
 MARKERS = {"deal": "dealing", "first": "first betting round", "draw": "draw", "second": "second betting round",
            "showdown": "show down", "summary": "summary", "redeal": "redeal"}
@@ -74,6 +74,33 @@ def settlement_notes(s: Settlement, lang: str, unit: Unit = "") -> list[str]:
     elif s.remainder < 0:
         notes.append(say("verdict.created", lang, amount=quantity(-s.remainder, unit, lang)))
     return notes
+
+
+def correction_lines(item: Explained, lang: str) -> list[str]:
+    """The verdict's transfers in plain words; for a hand the table corrected later, each says so."""
+    lines = [correction_sentence(t, lang, item.unit) for t in item.transfers]
+    before = getattr(item, "corrected_before", None)
+    if before is not None:
+        lines = [f"{line} {say('verdict.corrected_at_table', lang, hand=before)}" for line in lines]
+    return lines
+
+
+def table_notes(item: Explained, lang: str) -> list[str]:
+    """A session's statements of the hands the table corrected itself (netted by its verdict)."""
+    return [say("verdict.session_corrected", lang, hand=", #".join(c.corrects), before=c.hand)
+            for c in getattr(item, "table_corrections", ())]
+
+
+def reason_note(r: Reason, lang: str) -> str:
+    """What links a reason to another hand: the table's correction of it, its correction later, or the earlier
+    mistake it carries ('' when none)."""
+    if r.table_correction is not None:
+        return say("verdict.table_correction", lang, hand=r.table_correction)
+    if r.corrected_before is not None:
+        return say("verdict.corrected_at_table", lang, hand=r.corrected_before)
+    if r.follows_from is not None:
+        return say("verdict.follows_from", lang, hand=r.follows_from, player=r.finding.player or "?")
+    return ""
 
 
 finding_sentence = finding_text
@@ -163,6 +190,29 @@ def describe(step: Step, lang: str, unit: Unit = "") -> list[Segment]:
     return [step.text]
 
 
+_RANK_VALUES = {"T": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
+
+
+def card_words(card: str, lang: str) -> str:
+    """A card as the log writes it in English (``Ah``), in words in another language (``as de corazones``)."""
+    if lang == "en":
+        return card
+    if card == "Jk":
+        return say("card.joker", lang)
+    rank, suit = card[:-1], card[-1:]
+    value = _RANK_VALUES.get(rank) or (int(rank) if rank.isdigit() else 0)
+    if not 2 <= value <= 14 or not has(f"suit.{suit}"):
+        return card
+    return say("card.named", lang, rank=say(f"rank.one.{value}", lang), suit=say(f"suit.{suit}", lang))
+
+
+def unreadable_verdict(item: Explained, lang: str) -> str:
+    """What the verdict says of a hand that could not be judged: another game, or a hand that could not be
+    read (never that rules were broken)."""
+    other = any(f.rule == "UNSUPPORTED_GAME" for f in item.findings)
+    return say("verdict.other_game" if other else "verdict.unreadable_hand", lang)
+
+
 def legal_words(step: Step, lang: str, unit: Unit = "") -> str:
     """What the rules allowed before this step, in words ('' when there is nothing to say)."""
     parts: list[str] = []
@@ -176,13 +226,15 @@ def legal_words(step: Step, lang: str, unit: Unit = "") -> str:
         else:
             parts.append(say("legal.min_raise", lang, n=amount(legal.min_raise_to, unit, lang)))
             parts.append(say("legal.max_raise", lang, n=amount(legal.max_raise_to, unit, lang)))
-            parts.append(say("legal.raise_open" if legal.may_raise else "legal.raise_closed", lang))
+            parts.append(say("legal.raise_open" if legal.may_raise else "legal.raise_capped" if legal.capped
+                             else "legal.raise_closed", lang))
     draw = step.draw
     if draw is not None and draw.limit is not None:
         cards = draw.may_discard
         key = ("legal.draw_may" if cards else "legal.draw_limit") + ("_ace" if draw.limit_keeping_ace else "")
+        sep = " " if lang == "en" else ", "
         parts.append(say(key, lang, n=draw.limit, m=draw.limit_keeping_ace or 0)
-                     + (" " + " ".join(cards) if cards else ""))
+                     + (" " + sep.join(card_words(c, lang) for c in cards) if cards else ""))
     return " · ".join(parts)
 
 

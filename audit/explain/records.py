@@ -27,12 +27,15 @@ class Legal:
     max_raise_to: int
     may_raise: bool
     stack_before: int | None = None  # raising is possible only with more chips than the call
+    capped: bool = False  # a fixed-limit round past its cap
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"to_call": self.to_call, "min_raise_to": self.min_raise_to,
                                "max_raise_to": self.max_raise_to, "may_raise": self.may_raise}
         if self.stack_before is not None:
             out["stack_before"] = self.stack_before
+        if self.capped:
+            out["capped"] = True
         return out
 
 
@@ -152,12 +155,15 @@ class Reason:
     step: int | None  # index of the step of the finding's line
     changes_chips: bool
     follows_from: str | None = None  # the hand id of the cause
+    corrected_before: str | None = None  # a wrong payment the table put right before this later hand
+    table_correction: str | None = None  # a stack change that is the table's correction of this earlier hand
 
     def as_dict(self) -> dict[str, Any]:
         f = self.finding
         return {"rule": f.rule, "severity": f.severity, "hand": f.hand, "player": f.player, "line": f.line,
                 "step": self.step, "changes_chips": self.changes_chips, "message": f.message,
-                "follows_from": self.follows_from}
+                "follows_from": self.follows_from, "corrected_before": self.corrected_before,
+                "table_correction": self.table_correction}
 
 
 @dataclass
@@ -185,6 +191,8 @@ class HandExplanation:
     findings: list[Finding] = field(default_factory=list)
     reasons: list[Reason] = field(default_factory=list)
     error: str | None = None  # the hand could not be read or replayed
+    corrected_before: str | None = None  # the table put this hand's wrong payment right before that later hand
+    table_corrects: list[str] = field(default_factory=list)  # earlier hands whose payment this hand's stacks correct
 
     @property
     def transfers(self) -> list[Transfer]:
@@ -210,6 +218,8 @@ class HandExplanation:
         out["currency"] = self.unit or None
         out["verdict"] = verdict_dict(self.transfers, self.reasons, self.unit)
         out["reasons"] = [r.as_dict() for r in self.reasons]
+        out["corrected_before"] = self.corrected_before
+        out["table_corrects"] = list(self.table_corrects)
         return out
 
 
@@ -225,19 +235,42 @@ class SessionExplanation:
     findings: list[Finding] = field(default_factory=list)  # session-end findings (standings)
     reasons: list[Reason] = field(default_factory=list)  # the hands' findings that moved chips
     unit: str = ""
+    table_corrections: list[TableCorrection] = field(default_factory=list)  # netted by the verdict
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": "session", "hand": None, "session": self.name, "file": self.file, "hands": self.hands,
                 "difference": dict(self.balances), "corrections": [t.as_dict() for t in self.transfers],
                 "findings": [f.as_dict() for f in self.findings], "currency": self.unit or None,
                 "verdict": verdict_dict(self.transfers, self.reasons, self.unit),
-                "reasons": [r.as_dict() for r in self.reasons]}
+                "reasons": [r.as_dict() for r in self.reasons],
+                "table_corrections": [c.as_dict() for c in self.table_corrections]}
+
+
+@dataclass(frozen=True)
+class TableCorrection:
+    """Stacks that changed between hands exactly as an earlier wrong payment had to be reversed: the table put
+    ``corrects`` right before ``hand`` (``chips``: player → the change of the stack, the hand's difference)."""
+
+    hand: str
+    corrects: tuple[str, ...]
+    chips: dict[str, int]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"hand": self.hand, "corrects": list(self.corrects), "chips": dict(self.chips)}
+
+
+def rules_broken(reasons: list[Reason]) -> bool:
+    """Any reason that broke a rule or moved chips, leaving out the table's own corrections."""
+    return any((r.finding.severity != "warning" or r.changes_chips) and r.table_correction is None for r in reasons)
 
 
 def verdict_dict(transfers: list[Transfer], reasons: list[Reason], unit: str) -> dict[str, Any]:
-    """The verdict as JSON: nothing to pay back or not, any rule broken or not, and who owes whom in English."""
-    return {"settled": not transfers, "rules_broken": any(r.finding.severity != "warning" for r in reasons),
-            "sentences": [correction_sentence(t, "en", unit) for t in transfers]}
+    """The verdict as JSON: nothing to pay back or not, any rule broken or not, and who owes whom in English;
+    ``corrected_at_table``: the hands whose wrong payment the table put right itself (netted)."""
+    return {"settled": not transfers,
+            "rules_broken": any(r.finding.severity != "warning" and r.table_correction is None for r in reasons),
+            "sentences": [correction_sentence(t, "en", unit) for t in transfers],
+            "corrected_at_table": sorted({r.finding.hand or "?" for r in reasons if r.corrected_before})}
 
 
 Explained = HandExplanation | SessionExplanation

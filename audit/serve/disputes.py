@@ -28,6 +28,7 @@ class VerdictView:
     nothing: str = ""
     reasons: list[dict[str, Any]] = field(default_factory=list)
     bad: bool = False
+    unreadable: bool = False  # a hand that could not be read, or another game: not judged
 
 
 @dataclass
@@ -99,12 +100,14 @@ def hand_blocks(data: bytes, name: str, hand: str) -> Iterator[list[Any]]:
 
 
 @slow
-def hand_page(data: bytes, name: str, label: str, hand: str, lang: str) -> str | None:
-    """The dispute page of ``hand`` (``None``: the log has no such hand)."""
+def hand_page(data: bytes, name: str, label: str, hand: str, lang: str,
+              links: dict[str, Any] | None = None) -> str | None:
+    """The dispute page of ``hand`` (``None``: the log has no such hand); ``links``: the service's way back,
+    language switch and sign-out (``audit.explain.render.html.render_html``)."""
     from audit.explain import render_html
 
     items = _hand(data, name, label, hand)
-    return render_html(items, lang, source=name) if items else None
+    return render_html(items, lang, source=name, links=links) if items else None
 
 
 @slow
@@ -117,7 +120,9 @@ def hand_json(data: bytes, name: str, label: str, hand: str) -> dict[str, Any] |
 @slow
 def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200) -> LogVerdicts:
     """The verdict of every session and of each hand with a finding or a correction (at most ``most``)."""
-    from audit.explain import HandExplanation, correction_sentence, explain_bytes, settlement_notes
+    from audit.explain import HandExplanation, explain_bytes, settlement_notes
+    from audit.explain.phrases import correction_lines, table_notes, unreadable_verdict
+    from audit.explain.records import rules_broken
     from audit.words import say
 
     out = LogVerdicts()
@@ -133,12 +138,16 @@ def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200)
             view = VerdictView(say("serve.hand", lang, hand=item.hand or "?"), item.hand, notes=notes)
         else:
             hands = say("unit.hands", lang, n=len(item.hands))
-            view = VerdictView(say("serve.session", lang, name=item.name, hands=hands))
-        view.corrections = [correction_sentence(t, lang, item.unit) for t in item.transfers]
-        broken = any(r.finding.severity != "warning" or r.changes_chips for r in item.reasons)
-        view.bad = bool(view.corrections) or broken
+            view = VerdictView(say("serve.session", lang, name=item.name, hands=hands), notes=table_notes(item, lang))
+        view.corrections = correction_lines(item, lang)
+        broken = rules_broken(item.reasons)
+        corrected = getattr(item, "corrected_before", None) is not None
+        view.bad = (bool(view.corrections) and not corrected) or broken
+        if isinstance(item, HandExplanation) and item.error is not None:
+            view.unreadable, view.bad, broken = True, False, False
         if not view.corrections:
-            view.nothing = say("verdict.nothing_but" if broken else "verdict.nothing", lang)
+            view.nothing = unreadable_verdict(item, lang) if view.unreadable else \
+                say("verdict.nothing_but" if broken else "verdict.nothing", lang)
         view.reasons = [_reason(r, lang) for r in item.reasons]
         (out.hands if isinstance(item, HandExplanation) else out.sessions).append(view)
     return out
@@ -148,9 +157,12 @@ def _reason(reason: Any, lang: str) -> dict[str, Any]:
     from audit.explain.phrases import finding_sentence
     from audit.words import rule_name
 
+    from audit.explain.phrases import reason_note
+
     f = reason.finding
     return {"sentence": finding_sentence(f, lang), "rule": f.rule, "name": rule_name(f.rule, lang),
-            "hand": f.hand, "line": f.line, "chips": reason.changes_chips, "bad": f.severity != "warning"}
+            "hand": f.hand, "line": f.line, "chips": reason.changes_chips, "bad": f.severity != "warning",
+            "note": reason_note(reason, lang)}
 
 
 def finding_sentence(finding: dict[str, Any], lang: str) -> str:

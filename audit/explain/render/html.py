@@ -20,10 +20,14 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from audit.explain.phrases import (
-    correction_sentence, describe, expected_actual, finding_sentence, legal_words, party_name, pot_name,
-    settlement_notes, street_name,
+    correction_lines, describe, expected_actual, finding_sentence, legal_words, party_name, pot_name,
+    reason_note, settlement_notes, street_name, table_notes, unreadable_verdict,
 )
-from audit.explain.records import Explained, HandExplanation, PotNow, Reason, SessionExplanation, Step
+from audit.explain.adapter import follow_cards
+from audit.explain.records import (
+    Explained, HandExplanation, PotNow, Reason, SeatView, SessionExplanation, Step, rules_broken,
+)
+from audit.model import Collect, Muck
 from audit.words import Unit, amount, language, rule_name, say
 
 _HERE = Path(__file__).resolve().parent
@@ -39,8 +43,11 @@ def _environment() -> Environment:
     return env
 
 
-def render_html(items: Iterable[Explained], lang: str = "en", source: str = "") -> str:
-    """The page for ``items`` in ``lang``; ``source`` names the file (its name only, never a server path)."""
+def render_html(items: Iterable[Explained], lang: str = "en", source: str = "",
+                links: dict[str, Any] | None = None) -> str:
+    """The page for ``items`` in ``lang``; ``source`` names the file (its name only, never a server path).
+    ``links`` (the service's pages): ``back`` (url, text), ``langs`` [(url, name, current)], ``signout`` (url,
+    text) or None: a bar of links at the top."""
     lang = language(lang)
     all_items = list(items)
     hands = [i for i in all_items if isinstance(i, HandExplanation)]
@@ -57,7 +64,7 @@ def render_html(items: Iterable[Explained], lang: str = "en", source: str = "") 
         "nav": [{"anchor": anchors[id(h)], "hand": h.hand or "?", "n": len(h.findings),
                  "chips": any(r.changes_chips for r in h.reasons)} for h in hands] if len(hands) > 1 else [],
         "hands": [_hand_view(h, lang, anchors, hands_by_id) for h in hands],
-        "t": lambda key, **kw: say(key, lang, **kw),
+        "t": lambda key, **kw: say(key, lang, **kw), "links": links,
     }
     return _environment().get_template("page.html").render(**view)
 
@@ -85,20 +92,24 @@ def _reason_view(r: Reason, lang: str, hand_anchor: str, cause_anchor: str, with
             "severity": say(f"severity.{f.severity}", lang), "bad": f.severity != "warning",
             "href": f"#{hand_anchor}-step-{r.step}" if hand_anchor and r.step is not None
             else (f"#{hand_anchor}" if hand_anchor else ""),
-            "follows": say("verdict.follows_from", lang, hand=r.follows_from, player=f.player or "?")
-            if r.follows_from else "", "cause": f"#{cause_anchor}" if cause_anchor else ""}
+            "follows": reason_note(r, lang), "cause": f"#{cause_anchor}" if cause_anchor else "",
+            "table": r.table_correction is not None}
 
 
-def _verdict_view(transfers: Sequence[Any], notes: Sequence[str], reasons: Sequence[Reason], lang: str,
-                  unit: Unit, anchors: dict[int, str], hands_by_id: dict[str, HandExplanation],
-                  with_hand: bool) -> dict[str, Any]:
-    broken = any(r.finding.severity != "warning" or r.changes_chips for r in reasons)
+def _verdict_view(item: Explained, notes: Sequence[str], lang: str, anchors: dict[int, str],
+                  hands_by_id: dict[str, HandExplanation], with_hand: bool) -> dict[str, Any]:
+    transfers, reasons = item.transfers, item.reasons
+    unreadable = isinstance(item, HandExplanation) and item.error is not None
+    broken = rules_broken(reasons) and not unreadable
+    corrected = getattr(item, "corrected_before", None) is not None
+    nothing = say("verdict.nothing_but" if broken else "verdict.nothing", lang)
     return {
-        "notes": list(notes), "corrections": [correction_sentence(t, lang, unit) for t in transfers],
-        "nothing": "" if transfers else say("verdict.nothing_but" if broken else "verdict.nothing", lang),
-        "bad": bool(transfers) or broken,
+        "notes": list(notes), "corrections": correction_lines(item, lang), "corrected": corrected,
+        "nothing": "" if transfers else unreadable_verdict(item, lang) if unreadable else nothing,
+        "bad": (bool(transfers) and not corrected) or broken,
         "reasons": [_reason_view(r, lang, _hand_anchor_by_id(anchors, hands_by_id, r.finding.hand),
-                                 _hand_anchor_by_id(anchors, hands_by_id, r.follows_from), with_hand)
+                                 _hand_anchor_by_id(anchors, hands_by_id, r.follows_from or r.table_correction
+                                                    or r.corrected_before), with_hand)
                     for r in reasons],
     }
 
@@ -107,7 +118,7 @@ def _session_view(s: SessionExplanation, lang: str, anchors: dict[int, str],
                   hands_by_id: dict[str, HandExplanation]) -> dict[str, Any]:
     return {
         "title": say("label.session_net", lang, name=s.name, hands=say("unit.hands", lang, n=len(s.hands))),
-        "verdict": _verdict_view(s.transfers, [], s.reasons, lang, s.unit, anchors, hands_by_id, True),
+        "verdict": _verdict_view(s, table_notes(s, lang), lang, anchors, hands_by_id, True),
         "balances": [(party_name(p, lang), ("+" if d > 0 else "") + amount(d, s.unit, lang))
                      for p, d in s.balances.items()],
     }
@@ -157,6 +168,63 @@ def _seat_places(n: int) -> list[str]:
     return places
 
 
+def _settled_from(h: HandExplanation) -> int:
+    """The index of the first step at which the pots are settled: the first pot collected, else the summary, else
+    the last step (a hand that never got there)."""
+    for step in h.steps:
+        if isinstance(step.item, Collect) or step.street == "summary":
+            return step.index
+    return h.steps[-1].index if h.steps else 0
+
+
+def _opening_step(h: HandExplanation, shown: Sequence[Step]) -> Step:
+    """The step the picture opens on: that of the first finding that moves chips, else the first step."""
+    at = [r.step for r in h.reasons if r.changes_chips and r.step is not None]
+    if at and shown:
+        first = min(at)
+        for step in shown:
+            if step.index >= first:
+                return step
+    return shown[0] if shown else h.steps[0]
+
+
+def _seat_state(h: HandExplanation, step: Step, seats: Sequence[SeatView], holding: dict[str, tuple[str, ...]],
+                mucked: set[str], settled: bool, winners: set[str], lang: str) -> dict[str, Any]:
+    """The picture of the table at ``step``, per seat: stack, bet, folded, cards held then, status; winners and
+    what each was due and got only once the pots are settled; the pot in the middle is the pots' total."""
+    s = h.settlement
+    unit = h.unit
+
+    def n(x: int) -> str:
+        return amount(x, unit, lang)
+
+    def due(p: str) -> str:
+        if not settled or s is None or not s.difference.get(p, 0):
+            return ""
+        return say("label.due", lang, a=n(s.should_receive.get(p, 0)), b=n(s.received.get(p, 0)))
+
+    def status(x: SeatView) -> str:
+        if not x.dealt_in:
+            return say("label.sitting_out", lang)
+        if x.player in step.folded:
+            return say("label.folded", lang)
+        if x.player in mucked:
+            return say("label.mucked", lang)
+        return ""
+
+    def cards(p: str) -> list[list[str]]:
+        return [[c["rank"], c["suit"], c["colour"], c["title"]] for c in (card_view(x, lang) for x in holding.get(p, ()))]
+
+    return {"st": [n(step.stacks.get(x.player, x.chips)) for x in seats],
+            "b": [n(step.bets[x.player]) if step.bets.get(x.player) else "" for x in seats],
+            "f": [1 if x.player in step.folded else 0 for x in seats],
+            "w": [1 if settled and x.player in winners else 0 for x in seats],
+            "d": [due(x.player) for x in seats],
+            "s": [status(x) for x in seats],
+            "c": [cards(x.player) for x in seats],
+            "p": n(sum(p.amount for p in step.pots)), "settled": settled}
+
+
 def _hand_view(h: HandExplanation, lang: str, anchors: dict[int, str],
                hands_by_id: dict[str, HandExplanation]) -> dict[str, Any]:
     anchor = anchors[id(h)]
@@ -181,8 +249,8 @@ def _hand_view(h: HandExplanation, lang: str, anchors: dict[int, str],
     view: dict[str, Any] = {
         "anchor": anchor, "hand": h.hand or "?", "meta": meta, "error": h.error,
         "count": say("unit.findings", lang, n=len(h.findings)) if h.findings else "",
-        "verdict": _verdict_view(h.transfers, settlement_notes(s, lang, unit) if s else [], h.reasons, lang, unit,
-                                 anchors, {**hands_by_id, h.hand or "": h}, False),
+        "verdict": _verdict_view(h, settlement_notes(s, lang, unit) if s else [], lang, anchors,
+                                 {**hands_by_id, h.hand or "": h}, False),
     }
     if h.error is not None:
         return view
@@ -193,19 +261,25 @@ def _hand_view(h: HandExplanation, lang: str, anchors: dict[int, str],
     steps_view: list[dict[str, Any]] = []
     street = None
     shown = [st for st in h.steps if not (type(st.item).__name__ == "Marker" and not st.findings)]
+    settled_from = _settled_from(h)
+    holding: dict[str, tuple[str, ...]] = {}
+    pending: dict[str, Any] = {}
+    mucked: set[str] = set()
+    states: dict[int, dict[str, Any]] = {}  # step index → the picture of the table at that step
     for step in h.steps:
+        if step.item is not None:
+            follow_cards(holding, pending, step.item)
+            if isinstance(step.item, Muck):
+                mucked.add(step.item.player)
+        settled = step.index >= settled_from
+        states[step.index] = _seat_state(h, step, seats, holding, mucked, settled, winners, lang)
         heading = street_name(step.street, lang) if step.street != street else ""
         street = step.street
         if step not in shown:
             if heading:
                 steps_view.append({"heading": heading, "step": None})
             continue
-        settled = step.street in ("show down", "summary")
         pots_now = _pot_bars(step.pots, winners_by_pot if settled else {}, lang, unit)
-        data = {"st": [n(step.stacks.get(x.player, x.chips)) for x in seats],
-                "b": [n(step.bets[x.player]) if step.bets.get(x.player) else "" for x in seats],
-                "f": [1 if x.player in step.folded else 0 for x in seats],
-                "p": n(step.pot)}
         findings = []
         for f in step.findings:
             ea = expected_actual(f, lang)
@@ -219,27 +293,26 @@ def _hand_view(h: HandExplanation, lang: str, anchors: dict[int, str],
                 "stacks": [(p, n(v), step.index > 0 and h.steps[step.index - 1].stacks.get(p) != v)
                            for p, v in step.stacks.items()],
                 "bets": [(p, n(v)) for p, v in step.bets.items()], "pots": pots_now,
-                "data": json.dumps(data, ensure_ascii=False, separators=(",", ":")), "findings": findings}})
-    last = shown[-1] if shown else h.steps[-1]
+                "data": json.dumps(states[step.index], ensure_ascii=False, separators=(",", ":")),
+                "findings": findings}})
+    opening = _opening_step(h, shown)
+    state = states[opening.index]
     stage_seats = []
-    for x, place in zip(seats, places):
-        diff = s.difference.get(x.player, 0) if s is not None else 0
+    for j, (x, place) in enumerate(zip(seats, places)):
         stage_seats.append({
             "player": x.player, "place": place, "dealer": x.button, "out": not x.dealt_in,
-            "folded": x.player in last.folded, "winner": x.player in winners, "owed": bool(diff),
-            "start": n(x.chips), "stack": n(last.stacks.get(x.player, x.end)),
-            "bet": n(last.bets[x.player]) if last.bets.get(x.player) else "",
-            "cards": [card_view(c, lang) for c in x.cards],
-            "status": say("label.sitting_out", lang) if not x.dealt_in else say("label.folded", lang) if x.folded
-            else say("label.mucked", lang) if x.mucked else "",
-            "due": say("label.due", lang, a=n(s.should_receive.get(x.player, 0)), b=n(s.received.get(x.player, 0)))
-            if diff and s is not None else ""})
+            "folded": bool(state["f"][j]), "winner": bool(state["w"][j]), "owed": bool(state["d"][j]),
+            "start": n(x.chips), "stack": state["st"][j], "bet": state["b"][j],
+            "cards": [{"rank": c[0], "suit": c[1], "colour": c[2], "title": c[3]} for c in state["c"][j]],
+            "status": state["s"][j], "due": state["d"][j]})
     total_steps = len([v for v in steps_view if v["step"]])
+    opening_at = shown.index(opening) if opening in shown else 0
     view.update({
         "seats": stage_seats, "steps": steps_view, "carried": say("label.carried", lang, n=n(h.carried)) if h.carried else "",
-        "stage": {"pot": n(last.pot), "pots": _pot_bars(last.pots, winners_by_pot, lang, unit),
-                  "caption": _segments(last, lang, unit),
-                  "count": say("label.step_of", lang, i=total_steps, n=total_steps)},
+        "stage": {"pot": state["p"], "pots": _pot_bars(opening.pots, winners_by_pot if state["settled"] else {},
+                                                       lang, unit),
+                  "caption": _segments(opening, lang, unit), "at": opening_at,
+                  "count": say("label.step_of", lang, i=opening_at + 1, n=total_steps)},
         "step_of": say("label.step_of", lang, i="{i}", n="{n}"),
         "pots": [{"name": pot_name(p.name, lang), "amount": n(p.amount), "eligible": ", ".join(p.eligible),
                   "winners": ", ".join(p.winners) or say("label.nobody", lang),

@@ -7,11 +7,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from audit.explain.phrases import (
-    correction_sentence, describe, expected_actual, finding_sentence, legal_words, party_name, pot_name,
-    segments_text, settlement_notes, street_name,
+    correction_lines, describe, expected_actual, finding_sentence, legal_words, party_name, pot_name,
+    reason_note, segments_text, settlement_notes, street_name, table_notes, unreadable_verdict,
 )
-from audit.explain.records import Explained, HandExplanation, Reason, SessionExplanation
-from audit.explain.settle import Transfer
+from audit.explain.records import Explained, HandExplanation, SessionExplanation, rules_broken
 from audit.textout import printable
 from audit.words import Unit, amount, language, rule_name, say
 
@@ -38,11 +37,11 @@ def render_text(items: Iterable[Explained], lang: str = "en") -> Iterator[str]:
         yield printable(hand_text(h, lang), newlines=True)
 
 
-def _verdict_lines(transfers: Sequence[Transfer], notes: Sequence[str], reasons: Sequence[Reason], lang: str,
-                   unit: Unit, with_hand: bool) -> list[str]:
+def _verdict_lines(item: Explained, notes: Sequence[str], lang: str, with_hand: bool) -> list[str]:
+    transfers, reasons = item.transfers, item.reasons
     out = [f"  {n}" for n in notes]
-    out += [f"  {correction_sentence(t, lang, unit)}" for t in transfers]
-    broken = [r for r in reasons if r.finding.severity != "warning" or r.changes_chips]
+    out += [f"  {line}" for line in correction_lines(item, lang)]
+    broken = rules_broken(reasons)
     if not transfers:
         out.append(f"  {say('verdict.nothing_but' if broken else 'verdict.nothing', lang)}")
     if reasons:
@@ -53,8 +52,9 @@ def _verdict_lines(transfers: Sequence[Transfer], notes: Sequence[str], reasons:
         if with_hand and f.hand:
             where = f"{say('verdict.hand_verdict', lang, hand=f.hand)}, {where}"
         out.append(f"  - {where}: {finding_sentence(f, lang)} [{rule_name(f.rule, lang)} · {f.rule}]")
-        if r.follows_from:
-            out.append(f"    {say('verdict.follows_from', lang, hand=r.follows_from, player=f.player or '?')}")
+        note = reason_note(r, lang)
+        if note:
+            out.append(f"    {note}")
     return out
 
 
@@ -65,7 +65,7 @@ def session_text(s: SessionExplanation, lang: str) -> str:
         out.append("  " + say("label.session_sum", lang) + ": "
                    + ", ".join(f"{party_name(p, lang)} {'+' if d > 0 else ''}{amount(d, s.unit, lang)}"
                              for p, d in s.balances.items()))
-    out += _verdict_lines(s.transfers, [], s.reasons, lang, s.unit, True)
+    out += _verdict_lines(s, table_notes(s, lang), lang, True)
     return "\n".join(out) + "\n"
 
 
@@ -90,15 +90,14 @@ def hand_text(h: HandExplanation, lang: str) -> str:
         meta.append(say("label.money_in", lang, currency=h.unit))
     out.append("  " + " · ".join(meta))
     if h.error is not None:
-        out.append(f"  {say('label.unreadable', lang)}")
+        out.append(f"  {unreadable_verdict(h, lang)}")
         for f in h.findings:
             out.append(f"  !! {say('label.line', lang)} {f.line} {rule_name(f.rule, lang)} ({f.rule}): "
                        f"{finding_sentence(f, lang)}")
         return "\n".join(out) + "\n"
     s = h.settlement
     out.append(say("label.corrections", lang))
-    out += _verdict_lines(h.transfers, settlement_notes(s, lang, h.unit) if s else [], h.reasons, lang, h.unit,
-                          False)
+    out += _verdict_lines(h, settlement_notes(s, lang, h.unit) if s else [], lang, False)
     out.append("")
     seat_words = []
     for seat in h.seats:

@@ -5,6 +5,7 @@ the club's uploads and latest findings; sign-in with a club's token."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,9 @@ from audit.serve.bodies import NO_LOG, read_logs
 from audit.serve.db import LOCAL_CLUB, Outcome, Upload
 from audit.serve.deps import COOKIE, get_service, page_club
 from audit.serve.disputes import finding_sentence, log_verdicts
-from audit.serve.guard import request_lang
-from audit.serve.routers.api import club_upload, explained_hand
+from audit.serve.disputes import hand_page as dispute_page
+from audit.serve.guard import dispute_page_csp, request_lang
+from audit.serve.routers.api import club_upload
 from audit.serve.service import check_profile, profile_names
 from audit.words import rule_name, say
 
@@ -88,22 +90,65 @@ async def index_upload(request: Request, club: str = Depends(page_club)) -> Resp
         logs = await read_logs(request, None, service.settings.max_files, service.settings.max_upload)
         profile = check_profile(logs.profile)
     except HTTPException as exc:
-        problem = say("serve.nothing_sent", lang) if exc.detail == NO_LOG else str(exc.detail)
+        problem = say("serve.nothing_sent", lang) if exc.detail == NO_LOG else request_problem(str(exc.detail), lang)
         return render(request, "index.html", say("serve.title", lang), 400, club=club, profiles=profile_names(),
                       problem=problem)
     except AuditError as exc:
         return render(request, "index.html", say("serve.title", lang), 400, club=club, profiles=profile_names(),
-                      problem=str(exc))
+                      problem=request_problem(str(exc), lang))
     lang = logs.lang if logs.lang in ("en", "es") else lang
     outcomes = [await service.upload(club, name, data, profile) for name, data in logs.files]
     if len(outcomes) == 1 and outcomes[0].status != "unreadable":
-        return RedirectResponse(f"/uploads/{outcomes[0].sha256}?lang={lang}", status_code=303)
+        again = "&again=1" if outcomes[0].status == "duplicate" else ""
+        return RedirectResponse(f"/uploads/{outcomes[0].sha256}?lang={lang}{again}", status_code=303)
+    views = []
+    for o in outcomes:
+        view = _outcome_view(o, lang)
+        if o.status == "duplicate":
+            earlier = await service.in_thread(service.db.upload, club, o.sha256)
+            view["already"] = say("serve.already", lang, when=_when(earlier.received_at)) if earlier else ""
+        views.append(view)
     return render(request, "index.html", say("serve.title", lang), club=club, profiles=profile_names(), lang=lang,
-                  outcomes=[_outcome_view(o, lang) for o in outcomes])
+                  outcomes=views)
 
 
 def _outcome_view(o: Outcome, lang: str) -> dict[str, Any]:
-    return {**o.as_dict(), "counts": counts_line(o.hands, o.violations, o.warnings, o.errors, lang)}
+    out = {**o.as_dict(), "counts": counts_line(o.hands, o.violations, o.warnings, o.errors, lang)}
+    if o.message is not None:
+        out["message"] = upload_problem(o.message, o.name, lang)
+    return out
+
+
+_PROBLEMS = [  # the service's English reasons (audit.read, audit.serve.service) → their message in audit/words
+    (re.compile(r": the file is empty$"), "serve.reason_empty"),
+    (re.compile(r"(?::(?P<line>\d+))?: this is not a text file \(it holds binary data\)$"), "serve.reason_binary"),
+    (re.compile(r": this looks like UTF-16 text without a byte-order mark"), "serve.reason_utf16"),
+    (re.compile(r":(?P<line>\d+): the file is not valid (?P<encoding>[\w-]+) text"), "serve.reason_encoding"),
+    (re.compile(r":(?P<line>\d+): line is longer than"), "serve.reason_long"),
+    (re.compile(r": the audit stopped on an internal error"), "serve.reason_internal"),
+]
+
+
+def upload_problem(message: str, name: str, lang: str) -> str:
+    """Why an uploaded log could not be read, in the page's language: the service says it in English (the API's
+    ``message``); a page in another language says it from the message files, the file's name kept as it is."""
+    if lang == "en":
+        return message
+    rest = message[len(name):] if message.startswith(name) else message
+    for pattern, key in _PROBLEMS:
+        found = pattern.search(rest)
+        if found is not None:
+            return say(key, lang, name=name, **{k: v for k, v in found.groupdict().items() if v is not None})
+    return say("serve.reason_other", lang, name=name)
+
+
+def request_problem(message: str, lang: str) -> str:
+    """A refused form (``read_logs``, an unknown profile) in the page's language."""
+    if lang == "en":
+        return message
+    if message.startswith("unknown profile"):
+        return say("serve.unknown_profile", lang, known=", ".join(profile_names()))
+    return say("serve.form_unreadable", lang)
 
 
 @router.get("/uploads")
@@ -112,13 +157,26 @@ async def uploads_page(request: Request, club: str = Depends(page_club)) -> HTML
     lang = lang_of(request)
     rows = await service.in_thread(service.db.uploads, club)
     recent = await service.in_thread(service.db.recent_findings, club, RECENT_FINDINGS)
-    uploads = [{"name": u.name, "sha256": u.sha256, "profile": u.profile, "when": _when(u.received_at),
+    judged = await service.in_thread(_judged_by, service, club)
+    uploads = [{"name": u.name, "sha256": u.sha256, "profile": judged.get(u.sha256) or u.profile,
+                "when": _when(u.received_at),
                 "violations": u.violations, "errors": u.errors,
                 "counts": counts_line(u.hands, u.violations, u.warnings, u.errors, lang)} for u in rows]
     findings = [{**f, "sentence": finding_sentence(f, lang), "rule_name": rule_name(f["rule"], lang)}
                 for f in recent]
     return render(request, "uploads.html", say("serve.uploads_title", lang), club=club, uploads=uploads,
                   findings=findings)
+
+
+def _judged_by(service: Any, club: str) -> dict[str, str]:
+    """Each of the club's logs → the profiles its hands were judged by (a PokerStars log: ``site``, whatever the
+    upload's default was), over the club's own rows only."""
+    try:
+        rows = service.db.report(club, "SELECT file_sha, string_agg(DISTINCT profile, ', ' ORDER BY profile) AS p "
+                                       "FROM hands WHERE profile IS NOT NULL GROUP BY file_sha", {}).to_pylist()
+    except AuditError:
+        return {}
+    return {str(r["file_sha"]): str(r["p"]) for r in rows if r["p"]}
 
 
 def _when(moment: dt.datetime) -> str:
@@ -136,6 +194,8 @@ async def result_page(request: Request, sha256: str, club: str = Depends(page_cl
         return message_page(request, 404, "serve.not_found")
     counts = counts_line(found.hands, found.violations, found.warnings, found.errors, lang)
     values: dict[str, Any] = {"club": club, "upload": found, "counts": counts, "verdicts": None, "findings": None}
+    if request.query_params.get("again"):
+        values["already"] = say("serve.already", lang, when=_when(found.received_at))
     try:
         data = await service.text(club, found)
     except AuditError:
@@ -157,11 +217,23 @@ async def _findings_view(service: Any, found: Upload, lang: str) -> list[dict[st
 
 @router.get("/uploads/{sha256}/hands/{hand:path}")
 async def hand_page(request: Request, sha256: str, hand: str, club: str = Depends(page_club)) -> Response:
-    """A hand's dispute page (what ``audit explain --format html`` makes)."""
+    """A hand's dispute page (what ``audit explain --format html`` makes), with a way back to its upload, the
+    language switch and sign-out."""
+    service = get_service(request)
+    lang = lang_of(request)
     try:
-        return await explained_hand(get_service(request), club, sha256, hand, "html", lang_of(request))
-    except HTTPException:
+        found = await club_upload(service, club, sha256)
+        data = await service.text(club, found)
+    except (HTTPException, AuditError):
         return message_page(request, 404, "serve.not_found")
+    signed_in = bool(request.cookies.get(COOKIE)) and club != LOCAL_CLUB
+    links = {"back": (f"/uploads/{found.sha256}?lang={lang}", say("serve.back_to_upload", lang)),
+             "langs": [("?lang=en", "English", lang == "en"), ("?lang=es", "Español", lang == "es")],
+             "signout": (f"/signout?lang={lang}", say("serve.nav_signout", lang)) if signed_in else None}
+    page = await service.in_thread(dispute_page, data, found.name, found.profile, hand, lang, links)
+    if page is None:
+        return message_page(request, 404, "serve.not_found")
+    return HTMLResponse(page, headers={"Content-Security-Policy": dispute_page_csp(page)})
 
 
 @router.get("/signin")
@@ -188,6 +260,14 @@ async def signin(request: Request) -> Response:
     response.set_cookie(COOKIE, token, max_age=30 * 24 * 3600, path="/", httponly=True, samesite="strict",
                         secure=request.url.scheme == "https")
     return response
+
+
+@router.get("/signout")
+def signout_form(request: Request) -> Response:
+    """Sign-out as a page of its own (a hand's page may not send forms): one button."""
+    if not request.cookies.get(COOKIE):
+        return RedirectResponse(f"/?lang={lang_of(request)}", status_code=303)
+    return render(request, "signout.html", say("serve.nav_signout", lang_of(request)))
 
 
 @router.post("/signout")
