@@ -74,14 +74,20 @@ def hand_blocks(data: bytes, name: str, hand: str) -> Iterator[list[Any]]:
     the stacks, the button and the blinds owed; a hand that could not be read, or a session end, changes what the
     next hand is checked against), and the block itself. Blocks of other sessions, and hands outside any
     session, change nothing for it and are neither parsed nor replayed; a block is parsed only when the hand's id
-    is written in it."""
+    is written in it. The block after the hand's comes with it: the next hand's stacks may correct its payment."""
     from audit.dialects.dispatch import parse_block
     from audit.model import Hand, ParseFailure, Preamble, SessionLine
     from audit.read import read_bytes_blocks
 
     kept: list[tuple[Any, bool]] = []  # in file order: (block, a preamble) for preambles and the current session
     in_session = False
+    pending: list[Any] | None = None  # the blocks of a hand found, waiting for the block after it
     for block in read_bytes_blocks(data, name):
+        if pending is not None:
+            # the block after the hand too: a stack change before the next hand may be the table's correction of
+            # this hand's payment, which its page says (as `audit explain` does, reading on to the next hand)
+            yield pending + [block]
+            pending = None
         parsed = None
         if block.kind == "preamble":
             parsed = parse_block(block)
@@ -94,9 +100,11 @@ def hand_blocks(data: bytes, name: str, hand: str) -> Iterator[list[Any]]:
         if any(hand in line for line in block.lines):
             parsed = parsed or parse_block(block)
             if type(parsed) in (Hand, ParseFailure) and parsed.hand_id == hand:  # type: ignore[union-attr]
-                yield [b for b, _ in kept] + [block]
+                pending = [b for b, _ in kept] + [block]
         if in_session:
             kept.append((block, False))
+    if pending is not None:
+        yield pending
 
 
 @slow
