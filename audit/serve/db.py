@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from audit.errors import AuditError
 from audit.store.db import FileRows, Store
 from audit.store.ingest import FileBuilder, profile_label
-from audit.store.reports import Report, find_report, load_reports, report_params
+from audit.store.reports import INT_MAX, Report, find_report, load_reports, report_params
 from audit.store.schema import SCHEMA, VIEWS, view_sql
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -463,7 +463,7 @@ def report_named(name: str) -> Report | None:
         return None
 
 
-REPORT_INT_MAX = 2 ** 31 - 1
+REPORT_INT_MAX = INT_MAX
 """The largest whole number a report's INTEGER parameter takes (DuckDB's INTEGER); the smallest is 0 (a report's
 whole numbers are counts and limits)."""
 
@@ -471,13 +471,9 @@ whole numbers are counts and limits)."""
 def report_arguments(report: Report, given: dict[str, object]) -> dict[str, object]:
     """Every parameter ``report`` takes, bound to its value in ``given`` (null when not given); ``AuditError``
     for a parameter it does not take or a value of the wrong type (a date is YYYY-MM-DD), as ``audit report``,
-    and for a whole number out of 0 to 2,147,483,647 (a ``limit`` of -1 would fail in the report's SQL)."""
-    bound = report_params(report, given)
-    for p in report.params:
-        value = bound.get(p.name)
-        if p.type == "INTEGER" and isinstance(value, int) and not 0 <= value <= REPORT_INT_MAX:
-            raise AuditError(f"{p.name}: {value} is out of range (a whole number from 0 to {REPORT_INT_MAX})")
-    return bound
+    and for a whole number out of 0 to 2,147,483,647 (a ``limit`` of -1 would fail in the report's SQL): the
+    checks of ``audit.store.reports.report_params``, which ``audit report`` makes too."""
+    return report_params(report, given)
 
 
 def report_text(table: Any, fmt: str) -> str:

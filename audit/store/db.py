@@ -424,11 +424,12 @@ class Store:
 
     # ------------------------------------------------------------------ reading
     def reader(self, sql: str, params: Params | None = None, batch_rows: int = 10_000,
-               as_text: Callable[[Any], bool] | None = None) -> tuple[list[str], Any]:
+               as_text: Callable[[Any], bool | str] | None = None) -> tuple[list[str], Any]:
         """Run one query (``$name`` parameters from ``params``); its column names and a
         ``pyarrow.RecordBatchReader`` that streams the rows (SQL errors become ``AuditError``, an interrupted
         query ``duckdb.InterruptException``). A column whose DuckDB type ``as_text`` holds comes as DuckDB's own
-        text of its values (``CAST … AS VARCHAR``): a type the output cannot carry (``audit.store.formats``)."""
+        text of its values (``CAST … AS VARCHAR``): a type the output cannot carry (``audit.store.formats``); where
+        ``as_text`` gives an SQL expression of ``{c}`` instead, the column comes as that expression's text."""
         import duckdb
         import pyarrow as pa
         try:
@@ -436,10 +437,11 @@ class Store:
             if relation is None:
                 return [], pa.RecordBatchReader.from_batches(pa.schema([]), [])
             names = list(relation.columns)
-            if as_text is not None and any(as_text(t) for t in relation.types):
+            texts = [as_text(t) for t in relation.types] if as_text is not None else []
+            if any(texts):
                 relation = relation.project(", ".join(
-                    f"{'CAST(#%d AS VARCHAR)' % i if as_text(t) else '#%d' % i} AS {_quoted(name)}"
-                    for i, (name, t) in enumerate(zip(names, relation.types), start=1)))
+                    f"{_as_text(f'#{i}', text)} AS {_quoted(name)}"
+                    for i, (name, text) in enumerate(zip(names, texts), start=1)))
             return names, relation.to_arrow_reader(batch_rows)
         except duckdb.InterruptException:
             raise
@@ -532,6 +534,14 @@ def open_error(name: str, exc: BaseException) -> str:
 
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def _as_text(column: str, text: bool | str) -> str:
+    """The column ``column`` (``#1``) as ``Store.reader`` projects it: as it is, as DuckDB's text of its values
+    (``True``), or as the SQL expression ``text`` of ``{c}``."""
+    if isinstance(text, str):
+        return "(" + text.replace("{c}", column) + ")"
+    return f"CAST({column} AS VARCHAR)" if text else column
 
 
 def _first_line(exc: BaseException) -> str:

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
+from audit.errors import AuditError
 from audit.textout import printable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,21 +39,55 @@ _PLAIN = frozenset({
     "uhugeint", "float", "double", "decimal", "varchar", "date", "time", "timestamp", "timestamp_s", "timestamp_ms",
     "timestamp_ns", "timestamp with time zone", "uuid", "blob", "interval", "enum", "null"})
 """DuckDB types (``DuckDBPyType.id``) every text format writes as they come (through Arrow and polars); lists,
-arrays and structs of them too. Any other (``VARIANT``, ``MAP``, ``UNION``, ``BIT``, ``BIGNUM``, a geometry, a
-time with time zone …) reaches the text formats as DuckDB's own text of its values."""
+arrays and structs of them too (but for bytes, dates and time stamps: ``_NOT_NESTED``). Any other (``VARIANT``,
+``MAP``, ``UNION``, ``BIT``, ``BIGNUM``, a geometry, a time with time zone …) reaches the text formats as DuckDB's
+own text of its values. Dates and time stamps come as text too (``text_types``), which polars gave them before
+but cannot give their infinities and years past 9999."""
 _PARQUET_TEXT = frozenset({"union", "interval", "bit", "bignum", "time with time zone", "variant"})
 """DuckDB types Parquet cannot hold as they come from Arrow (or holds as bytes no reader can read): written as
 DuckDB's text of their values; every other type keeps its own (a ``MAP`` stays a map)."""
 
 
-def text_types(fmt: str) -> Callable[[Any], bool]:
-    """Which DuckDB column types (a ``DuckDBPyType``) ``fmt`` takes as text: ``Store.reader(as_text=…)``."""
+_TIMESTAMPS = frozenset({"timestamp", "timestamp_s", "timestamp_ms", "timestamp_ns", "timestamp with time zone"})
+_NOT_NESTED = frozenset({"blob", "date", *_TIMESTAMPS})
+"""Types written as they come at the top level but as DuckDB's text of the whole value inside a list or struct."""
+_FRACTION = ("CASE WHEN strftime({c}, '%n') = '000000000' THEN '' "
+             "WHEN strftime({c}, '%n') LIKE '%000000' THEN '.' || strftime({c}, '%g') "
+             "WHEN strftime({c}, '%n') LIKE '%000' THEN '.' || strftime({c}, '%f') "
+             "ELSE '.' || strftime({c}, '%n') END")
+_OFFSET = ("CASE WHEN timezone({c}) < 0 THEN '-' ELSE '+' END || lpad(abs(timezone_hour({c}))::VARCHAR, 2, '0') "
+           "|| ':' || lpad(abs(timezone_minute({c}))::VARCHAR, 2, '0')")
+
+
+def timestamp_text(typ: Any, fmt: str) -> str:
+    """A timestamp column as text (an SQL expression of ``{c}``, the column): a time in years 1 to 9999 as the
+    text formats always wrote it (``2026-11-28 21:10:00.500``: the fraction in 0, 3, 6 or 9 digits, as needed;
+    ``T`` between date and time in JSON; the offset, ``+00:00``, of a time with time zone in the table, Markdown
+    and JSON), any other (``infinity``, ``-infinity``, a year past 9999 or before 1) as DuckDB's own text, which
+    polars cannot hold."""
+    zoned = str(typ.id) == "timestamp with time zone"
+    sep = "T" if fmt in ("json", "jsonl") else " "
+    text = f"strftime({{c}}, '%Y-%m-%d{sep}%H:%M:%S') || {_FRACTION}"
+    if zoned and fmt not in ("csv", "tsv"):
+        text += f" || {_OFFSET}"
+    text = (f"CASE WHEN {{c}} IS NULL THEN NULL WHEN isfinite({{c}}) AND year({{c}}) BETWEEN 1 AND 9999 "
+            f"THEN {text} ELSE CAST({{c}} AS VARCHAR) END")
+    if str(typ.id) in ("timestamp_s", "timestamp_ms"):  # strftime would take them as nanoseconds, out of range
+        text = text.replace("{c}", "CAST({c} AS TIMESTAMP)")
+    return text
+
+
+def text_types(fmt: str) -> Callable[[Any], bool | str]:
+    """Which DuckDB column types (a ``DuckDBPyType``) ``fmt`` takes as text: ``Store.reader(as_text=…)``; ``True``
+    for DuckDB's text of the values, an SQL expression of ``{c}`` (the column) for a text of its own (a
+    timestamp: ``timestamp_text``) or a type ``fmt`` can hold."""
 
     def plain(typ: Any) -> bool:
         kind = str(typ.id)
         if kind in ("list", "array", "struct"):
             children = [child for _, child in typ.children if not isinstance(child, int)]
-            return all(plain(child) and str(child.id) != "blob" for child in children)
+            # a date or a time stamp inside a list or struct too: polars cannot hold their infinities either
+            return all(plain(child) and str(child.id) not in _NOT_NESTED for child in children)
         return kind in _PLAIN
 
     def parquet_text(typ: Any) -> bool:
@@ -62,10 +97,16 @@ def text_types(fmt: str) -> Callable[[Any], bool]:
         return kind in _PARQUET_TEXT
 
     if fmt == "parquet":
-        return parquet_text
-    # A DATE column too: DuckDB writes it as polars would (2026-11-28), and also its infinities and years past
-    # 9999, which polars cannot hold.
-    return lambda typ: str(typ.id) == "date" or not plain(typ)
+        # Parquet has no time stamps in seconds: pyarrow makes them milliseconds, which its infinities overflow
+        return lambda typ: "CAST({c} AS TIMESTAMP)" if str(typ.id) == "timestamp_s" else parquet_text(typ)
+    def text(typ: Any) -> bool | str:
+        # A DATE column too: DuckDB writes it as polars would (2026-11-28), and also its infinities and years past
+        # 9999, which polars cannot hold; a timestamp likewise, in the text polars gave it (``timestamp_text``).
+        if str(typ.id) in _TIMESTAMPS:
+            return timestamp_text(typ, fmt)
+        return str(typ.id) == "date" or not plain(typ)
+
+    return text
 
 
 def unique_names(names: list[str]) -> list[str]:
@@ -104,10 +145,25 @@ def write_result(names: list[str], batches: Any, fmt: str, output: str | None = 
             raise ValueError("parquet needs an output file")
         with atomic_output(output, binary=True) as handle:
             return _write_parquet(names, renamed, handle, schema)
-    if output is not None:
-        with atomic_output(output) as handle:
-            return write_text(names, renamed, fmt, handle, escape_formulas, width)
-    return write_text(names, renamed, fmt, out or sys.stdout, escape_formulas, width)
+    try:
+        if output is not None:
+            with atomic_output(output) as handle:
+                return write_text(names, renamed, fmt, handle, escape_formulas, width)
+        return write_text(names, renamed, fmt, out or sys.stdout, escape_formulas, width)
+    except _panic() as exc:  # a value polars cannot hold that no type rule above foresaw: one line, not a crash
+        raise AuditError(f"a value of the result cannot be written as {fmt} ({_first_line(exc)}); "
+                         "cast its column to VARCHAR in the query") from None
+
+
+def _panic() -> type[BaseException]:
+    from polars.exceptions import PanicException
+
+    return PanicException
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
 
 
 def _renamed(batches: Iterable[Any], names: list[str]) -> Iterator[Any]:

@@ -15,6 +15,9 @@ from audit.errors import AuditError
 from audit.textout import shown
 
 PARAM_TYPES = ("DATE", "VARCHAR", "INTEGER")
+INT_MAX = 2 ** 31 - 1
+"""A report's whole-number parameter is from 0 to this (an SQL ``INTEGER``; a ``limit`` of -1 would fail in the
+report's SQL)."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,8 @@ def find_report(name: str) -> Report:
 
 def report_params(report: Report, given: dict[str, object]) -> dict[str, object]:
     """Every parameter ``report`` takes, bound to its value in ``given`` (``None`` when not given) and checked
-    (a date is ``YYYY-MM-DD``, an integer is whole); ``AuditError`` for a parameter it does not take."""
+    (a date is ``YYYY-MM-DD``, an integer is whole, from 0 to ``INT_MAX``); ``AuditError`` for a parameter it
+    does not take. ``audit report``, ``Store.frame`` and the service's reports all check them here."""
     for name in given:
         if report.param(name) is None:
             takes = ", ".join(p.name for p in report.params) or "none"
@@ -114,9 +118,13 @@ def _checked(p: ReportParam, value: object) -> object:
             raise AuditError(f"{p.name}: {shown(str(value))} is not a date (write it YYYY-MM-DD)") from None
     if p.type == "INTEGER":
         if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        try:
-            return int(str(value))
-        except ValueError:
-            raise AuditError(f"{p.name}: {shown(str(value))} is not a whole number") from None
+            number = value
+        else:
+            try:
+                number = int(str(value))
+            except ValueError:
+                raise AuditError(f"{p.name}: {shown(str(value))} is not a whole number") from None
+        if not 0 <= number <= INT_MAX:
+            raise AuditError(f"{p.name}: {number} is out of range (a whole number from 0 to {INT_MAX})")
+        return number
     return str(value)

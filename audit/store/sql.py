@@ -137,7 +137,7 @@ class Watchdog:
 
 
 def run_query(source: str | Callable[[], Store], sql: str, params: dict[str, object] | None, sink: Sink,
-              timeout: float | None = None, as_text: Callable[[Any], bool] | None = None) -> None:
+              timeout: float | None = None, as_text: Callable[[Any], bool | str] | None = None) -> None:
     """Run one read query (``refuse_writes``) on the database ``source`` (opened read-only and locked down), or on
     the read-only store a function gives (``audit.lake.query.open_lake_store``: a lake), and hand its rows,
     streamed, to ``sink``. An error while the rows stream (the query runs as they are read) is the query's:
