@@ -215,14 +215,9 @@ class ServiceDB:
     @staticmethod
     def create_tables(con: duckdb.DuckDBPyConnection) -> None:
         """The service's tables, where missing (one transaction)."""
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             for ddl in SERVICE_TABLES:
                 con.execute(ddl)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """This thread's read cursor (made on first use, closed with the database)."""
@@ -356,6 +351,19 @@ class ServiceDB:
         """Whether any token is defined, even one refused for its club's name (then every API request needs a
         valid one)."""
         return self._any_token
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """One transaction on ``con``: committed when the block ends, rolled back when it raises (whole or not at
+    all)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 # ---------------------------------------------------------------------------------------------- opening

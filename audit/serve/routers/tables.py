@@ -21,6 +21,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from audit.live import EntryError, Table, TableConfig, TableError
+from audit.serve.db import transaction
 from audit.serve.deps import api_club, get_service, page_club
 from audit.serve.models import Problem, errors
 from audit.serve.service import Service
@@ -110,14 +111,9 @@ class Tables:
 
 
 def _create_tables(cur: duckdb.DuckDBPyConnection) -> None:
-    cur.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(cur):
         for ddl in LIVE_TABLES:
             cur.execute(ddl)
-        cur.execute("COMMIT")
-    except BaseException:
-        cur.execute("ROLLBACK")
-        raise
 
 
 def _read_table(service: Service, club: str, table_id: str) -> tuple[dict[str, Any], int, bool,
@@ -195,6 +191,25 @@ async def open_table(tables: Tables, club: str, body: Any) -> tuple[str, Held]:
     return table_id, held
 
 
+async def store_change(tables: Tables, club: str, table_id: str, held: Held, sql: str, args: list[Any]) -> None:
+    """A change of the table (``sql`` with ``args``) and its next version, stored in one transaction before it is
+    answered; the held table then takes the version. A change that cannot be stored drops the table held in memory:
+    the table is what its rows say."""
+    version = held.version + 1
+
+    def write(cur: duckdb.DuckDBPyConnection) -> None:
+        with transaction(cur):
+            cur.execute(sql, args)
+            cur.execute("UPDATE live_tables SET version = ? WHERE club = ? AND table_id = ?", [version, club, table_id])
+
+    try:
+        await tables.writer(write)
+    except BaseException:
+        tables.held.pop((club, table_id), None)
+        raise
+    held.version = version
+
+
 def check_version(held: Held, version: object) -> None:
     if version is None:
         return
@@ -221,25 +236,8 @@ async def add_entry(tables: Tables, club: str, table_id: str, body: Any) -> tupl
         except TableError as exc:
             raise HTTPException(409, str(exc)) from None
         text = json.dumps(table.entries[-1])
-        version = held.version + 1
-
-        def write(cur: duckdb.DuckDBPyConnection) -> None:
-            cur.execute("BEGIN TRANSACTION")
-            try:
-                cur.execute("INSERT INTO live_entries VALUES (?, ?, ?, ?)", [club, table_id, seq, text])
-                cur.execute("UPDATE live_tables SET version = ? WHERE club = ? AND table_id = ?",
-                            [version, club, table_id])
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-
-        try:
-            await tables.writer(write)
-        except BaseException:
-            tables.held.pop((club, table_id), None)  # not stored: the table is what its rows say
-            raise
-        held.version = version
+        await store_change(tables, club, table_id, held, "INSERT INTO live_entries VALUES (?, ?, ?, ?)",
+                           [club, table_id, seq, text])
         stored = await tables.store_hands(club, table_id, held)
         return held, findings, stored
 
@@ -254,26 +252,8 @@ async def undo_entry(tables: Tables, club: str, table_id: str, version: object) 
             table.undo()
         except TableError as exc:
             raise HTTPException(409, str(exc)) from None
-        new_version = held.version + 1
-
-        def write(cur: duckdb.DuckDBPyConnection) -> None:
-            cur.execute("BEGIN TRANSACTION")
-            try:
-                cur.execute("DELETE FROM live_entries WHERE club = ? AND table_id = ? AND seq = ?",
-                            [club, table_id, seq])
-                cur.execute("UPDATE live_tables SET version = ? WHERE club = ? AND table_id = ?",
-                            [new_version, club, table_id])
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-
-        try:
-            await tables.writer(write)
-        except BaseException:
-            tables.held.pop((club, table_id), None)
-            raise
-        held.version = new_version
+        await store_change(tables, club, table_id, held, "DELETE FROM live_entries WHERE club = ? AND table_id = ? "
+                           "AND seq = ?", [club, table_id, seq])
         return held
 
 
@@ -288,18 +268,8 @@ async def close_table(tables: Tables, club: str, table_id: str, version: object)
             verdict = await tables.service.in_thread(table.close)
         except TableError as exc:
             raise HTTPException(409, str(exc)) from None
-        new_version = held.version + 1
-
-        def write(cur: duckdb.DuckDBPyConnection) -> None:
-            cur.execute("UPDATE live_tables SET version = ?, closed = true WHERE club = ? AND table_id = ?",
-                        [new_version, club, table_id])
-
-        try:
-            await tables.writer(write)
-        except BaseException:
-            tables.held.pop((club, table_id), None)
-            raise
-        held.version = new_version
+        await store_change(tables, club, table_id, held, "UPDATE live_tables SET closed = true WHERE club = ? "
+                           "AND table_id = ?", [club, table_id])
         await tables.store_hands(club, table_id, held)
         return held, verdict
 
