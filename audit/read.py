@@ -382,7 +382,7 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
     return out
 
 
-def _taken(name: str) -> bool:
+def log_file_name(name: str) -> bool:
     """Whether a folder argument takes the file called ``name`` (a dialect's file pattern matches it)."""
     if name.endswith(_SUFFIXES):
         return True
@@ -417,7 +417,7 @@ def _log_files(folder: str) -> list[tuple[tuple[str, ...], str]]:
             if is_dir:
                 if not entry.is_symlink():
                     folders.append(prefix + name)
-            elif _taken(name):
+            elif log_file_name(name):
                 try:
                     is_file = entry.is_file()
                 except OSError:

@@ -2,11 +2,12 @@
 (``audit watch``), and send logs to a club's service (``audit upload``).
 
 **Following.** A client appends each hand to a file as the hand ends, and sometimes rewrites a file from the start
-or renames it (rotation) and begins another. Each look at a folder reads every ``*.txt`` file in it (and in the
-folders inside it) and cuts the text at the lines that open a hand. A hand is **complete** once another hand
-starts after it, or, for the last hand of a file, once the session ends after it (``*** SESSION END ***``) or
-the file ends with a blank line and has not changed for ``settle`` seconds (``--once``: a whole last line is
-enough); a hand still being written waits. Each complete hand is known by the SHA-256 of its text:
+or renames it (rotation) and begins another. Each look at a folder reads every file in it (and in the folders
+inside it) whose name a dialect takes (``*.txt``, ``*.xml``: ``audit.read.log_file_name``, as a folder argument)
+and cuts the text at the lines that open a hand. A hand is **complete** once another hand starts after it, or,
+for the last hand of a file, once the session ends after it (``*** SESSION END ***``) or the file ends with a
+blank line and has not changed for ``settle`` seconds (``--once``: a whole last line is enough); a hand still
+being written waits. Each complete hand is known by the SHA-256 of its text:
 one already sent is never sent again, from any file (a rewritten or renamed file adds only its new hands).
 
 **What is sent.** Hands outside a session (a site's hand histories, FORMAT.md: each audited on its own) are sent
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import AuditError
-from audit.read import block_kind
+from audit.read import block_kind, log_file_name
 
 STATE_VERSION = 1
 NOT_HANDS = ("preamble", "session_end", "unknown")
@@ -143,8 +144,8 @@ class Follower:
     def files(self) -> list[Path]:
         found: list[Path] = []
         for folder in self.folders:
-            found += sorted(p for p in folder.rglob("*.txt")
-                            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+            found += sorted(p for p in folder.rglob("*") if log_file_name(p.name) and p.is_file()
+                            and not any(part.startswith(".") for part in p.relative_to(folder).parts))
         return found
 
     def scan(self, final: bool = False) -> Iterator[Batch]:

@@ -178,7 +178,7 @@ def _db_sender(db: str, profile: str | None, spool_parent: Path) -> Callable[[Pa
 
 @click.command(epilog=epilog([
     "audit upload friday.txt saturday.txt --to http://127.0.0.1:8000 --token TOKEN",
-    "# a folder: every *.txt in it; the token from the environment",
+    "# a folder: every *.txt and *.xml in it; the token from the environment",
     "AUDIT_TOKEN=... audit upload logs/ --to https://audit.club.example --profile qdan",
 ], UPLOAD_STATUS))
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
