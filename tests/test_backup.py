@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from audit.read import expand_paths
 from conftest import AUDIT, FIXTURES
 from servehelp import LiveServer, check_whole, rows
 
@@ -90,14 +91,15 @@ def test_a_backup_during_twenty_clients_uploads_holds_every_acknowledged_upload(
 def test_a_backup_with_no_service_and_what_it_refuses(tmp_path: Path) -> None:
     db = tmp_path / "club.duckdb"
     subprocess.run([AUDIT, "ingest", str(FIXTURES / "demo"), "--db", str(db), "-q"], check=True)
+    logs = len(expand_paths([str(FIXTURES / "demo")]))  # the demo's logs, each one file row
     dest = tmp_path / "copy.duckdb"
     done = backup(db, dest)
     assert done.returncode == 0 and "directly (no service holds it)" in done.stderr, done.stderr
-    assert rows(dest, "SELECT count(*) FROM files") == [(5,)]
+    assert rows(dest, "SELECT count(*) FROM files") == [(logs,)]
     again = backup(db, dest)
     assert again.returncode == 2 and again.stderr.splitlines() == [
         f"audit: {dest}: already exists; a backup never replaces a file: name a new one"]
-    assert rows(dest, "SELECT count(*) FROM files") == [(5,)]
+    assert rows(dest, "SELECT count(*) FROM files") == [(logs,)]
     missing = backup(tmp_path / "none.duckdb", tmp_path / "x.duckdb")
     assert missing.returncode == 2 and "no such database" in missing.stderr
     assert not (tmp_path / "x.duckdb").exists()

@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from audit.read import expand_paths
 from conftest import AUDIT, ROOT
 
 
@@ -66,6 +67,9 @@ def demo(out: Path) -> subprocess.CompletedProcess[str]:
                           env=script_env(DEMO_OUT=str(out)))
 
 
+DEMO_LOGS = len(expand_paths([str(ROOT / "fixtures" / "demo")]))  # the logs `make demo` and `make serve` store
+
+
 def stored_files(db: Path) -> int:
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -79,7 +83,7 @@ def test_make_demo_remakes_only_its_own_database(tmp_path: Path) -> None:
     first = demo(out)
     assert first.returncode == 0 and "left as it is" not in first.stdout, first.stdout + first.stderr
     db = out / "demo.duckdb"
-    assert stored_files(db) == 5
+    assert stored_files(db) == DEMO_LOGS
     token = subprocess.run([AUDIT, "token", "add", "north", "--db", str(db)], capture_output=True, text=True)
     assert token.returncode == 0, token.stderr
     second = demo(out)
@@ -88,7 +92,7 @@ def test_make_demo_remakes_only_its_own_database(tmp_path: Path) -> None:
     listed = subprocess.run([AUDIT, "token", "list", "--db", str(db)], capture_output=True, text=True)
     assert " north " in listed.stdout, listed.stdout + listed.stderr
     [other] = [p for p in out.glob("demo-*.duckdb")]
-    assert stored_files(other) == 5
+    assert stored_files(other) == DEMO_LOGS
     # The demo's own file is remade only while no program has it open.
     check = [sys.executable, str(ROOT / "scripts" / "demo_db.py"), str(other), str(ROOT / "fixtures" / "demo")]
     assert subprocess.run(check, env=script_env()).returncode == 0
@@ -132,11 +136,11 @@ def test_make_serve_keeps_its_database_and_takes_a_port(tmp_path: Path) -> None:
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(60) == 0
         if run == 0:
-            assert stored_files(db) == 5  # seeded with the demo logs the first time
+            assert stored_files(db) == DEMO_LOGS  # seeded with the demo logs the first time
             made = subprocess.run([AUDIT, "token", "add", "north", "--db", str(db)], capture_output=True, text=True)
             assert made.returncode == 0, made.stderr
     listed = subprocess.run([AUDIT, "token", "list", "--db", str(db)], capture_output=True, text=True)
-    assert " north " in listed.stdout and stored_files(db) == 5
+    assert " north " in listed.stdout and stored_files(db) == DEMO_LOGS
     dry = subprocess.run(["make", "-n", "serve", "PORT=8080"], cwd=ROOT, capture_output=True, text=True)
     assert dry.returncode == 0, dry.stderr
     assert "PORT='8080'" in dry.stdout and "DB='serve-out/club.duckdb'" in dry.stdout and "rm " not in dry.stdout
