@@ -83,7 +83,9 @@ SERVICE_TABLES = (
 )
 
 PART_SIZE = 8 * 1024
-"""The size of each row of an upload's bytes in ``upload_parts`` (the last one of a log is shorter)."""
+"""The size of each row of an upload's bytes in ``upload_parts`` (the last one of a log is shorter). Measured
+under the 128 MB limit, ten 30 MB logs in a row: 8 KB parts kept DuckDB's peak flat; 64 KB parts made the
+checkpoint fail. The table has no key: its rows go in with their ``uploads`` row, whose key refuses a second copy."""
 
 SERVICE_MEMORY = "128MB"
 """DuckDB's memory limit on the service's connection (its buffers; the audits and Python's objects are apart)."""
