@@ -208,6 +208,8 @@ def store_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize(("ddl", "command"), [
     ("CREATE VIEW uploads AS SELECT 'north' AS club", ["serve", "--port", "0"]),
+    ("CREATE VIEW upload_parts AS SELECT 'north' AS club, 'x' AS sha256, 0 AS seq, ''::BLOB AS part",
+     ["serve", "--port", "0"]),
     ("CREATE VIEW tokens AS SELECT 'tok_1' AS token_id, 'north' AS club, 'x' AS token_hash, now() AS created_at",
      ["token", "list"]),
     ("CREATE TABLE tokens (token_id VARCHAR, club VARCHAR, token_hash VARCHAR, created_at TIMESTAMP, extra INTEGER)",

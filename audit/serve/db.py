@@ -6,8 +6,13 @@ The service's tables:
 - ``uploads``: one row per club and log: ``club``, ``sha256`` of the bytes, the ``name`` given, ``size``,
   ``received_at``, the ``profile`` asked for, ``file_sha`` (the key of the log's rows in the store's tables),
   ``wrote_rows`` (always true now: every upload has rows of its own; an earlier audit shared rows between
-  uploads and said here which upload wrote them), the counts the upload answered, and ``content``: the bytes,
-  to explain the log's hands later.
+  uploads and said here which upload wrote them), the counts the upload answered, and ``content``: the bytes
+  of an upload an earlier audit stored (empty for a new upload, whose bytes are in ``upload_parts``).
+- ``upload_parts``: the bytes of each upload, to explain the log's hands later: ``club``, ``sha256``, ``seq``
+  (0, 1, …) and ``part``, the bytes in order in parts of ``PART_SIZE`` (the last one shorter). Many small rows,
+  not one large cell: when DuckDB checkpoints, it rewrites a changed column of a row group whole and in memory,
+  so one cell per upload made the service's memory peak grow with every log it held (and a memory limit made
+  the checkpoint fail); parts keep the peak flat and let the service run under a DuckDB memory limit.
 - ``tokens``: ``token_id``, ``club``, ``token_hash`` (SHA-256 of the token; the token itself is never stored),
   ``created_at``.
 
@@ -61,6 +66,7 @@ SERVICE_COLUMNS: dict[str, list[tuple[str, str]]] = {
                 ("received_at", "TIMESTAMP"), ("profile", "VARCHAR"), ("file_sha", "VARCHAR"),
                 ("wrote_rows", "BOOLEAN"), ("hands", "INTEGER"), ("violations", "INTEGER"), ("warnings", "INTEGER"),
                 ("errors", "INTEGER"), ("content", "BLOB")],
+    "upload_parts": [("club", "VARCHAR"), ("sha256", "VARCHAR"), ("seq", "INTEGER"), ("part", "BLOB")],
     "tokens": [("token_id", "VARCHAR"), ("club", "VARCHAR"), ("token_hash", "VARCHAR"), ("created_at", "TIMESTAMP")],
 }
 """The service's tables and their columns, as DuckDB's catalogue names their types (``check_service_tables``)."""
@@ -72,7 +78,17 @@ SERVICE_TABLES = (
     "errors INTEGER NOT NULL, content BLOB NOT NULL, PRIMARY KEY (club, sha256))",
     "CREATE TABLE IF NOT EXISTS tokens (token_id VARCHAR PRIMARY KEY, club VARCHAR NOT NULL, "
     "token_hash VARCHAR NOT NULL UNIQUE, created_at TIMESTAMP NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS upload_parts (club VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, seq INTEGER NOT NULL, "
+    "part BLOB NOT NULL)",
 )
+
+PART_SIZE = 8 * 1024
+"""The size of each row of an upload's bytes in ``upload_parts`` (the last one of a log is shorter). Measured
+under the 128 MB limit, ten 30 MB logs in a row: 8 KB parts kept DuckDB's peak flat; 64 KB parts made the
+checkpoint fail. The table has no key: its rows go in with their ``uploads`` row, whose key refuses a second copy."""
+
+SERVICE_MEMORY = "128MB"
+"""DuckDB's memory limit on the service's connection (its buffers; the audits and Python's objects are apart)."""
 
 UPLOAD_KEY_PREFIX = "u"
 """The first character of every key of an upload's rows: never a hex digit, so never a key ``audit ingest`` makes."""
@@ -189,11 +205,10 @@ class ServiceDB:
 
     def __init__(self, path: str) -> None:
         with private_files(not Path(path).exists()):
-            self.store = Store.open(path)  # AuditError, in plain words, when another program holds the file
+            self.store = open_service_store(path)  # AuditError, in plain words, when another program holds it
         self.path = path
         self.con = self.store.con
         try:
-            check_service_tables(self.store)
             self.create_tables(self.con)
             self.migrated = migrate_uploads(self.con)
             row = self.con.execute("SELECT current_database()").fetchone()
@@ -289,12 +304,10 @@ class ServiceDB:
         return [{"name": r[0], "sha256": r[1], **_finding(r[2:])} for r in rows]
 
     def text(self, club: str, upload: Upload) -> bytes | None:
-        """The bytes of a club's log: kept with its upload; for a log of ``audit ingest``, the file it was read
-        from if that still holds the same bytes; else ``None``."""
+        """The bytes of a club's log: kept with its upload (``stored_bytes``); for a log of ``audit ingest``, the
+        file it was read from if that still holds the same bytes; else ``None``."""
         if upload.uploaded:
-            rows = self.cursor().execute("SELECT content FROM uploads WHERE club = ? AND sha256 = ?",
-                                         [club, upload.sha256]).fetchall()
-            return bytes(rows[0][0]) if rows else None
+            return stored_bytes(self.cursor(), club, upload.sha256)
         try:
             data = Path(upload.name).read_bytes()
         except OSError:
@@ -388,10 +401,48 @@ def keep_files_private() -> None:
     os.umask(0o077)
 
 
+def open_service_store(path: str) -> Store:
+    """The service's database, its tables checked (``check_service_tables``), opened with DuckDB's memory limit
+    ``SERVICE_MEMORY``; without it for a database whose checkpoints need more: one of audit 0.1.0 (its index on
+    ``hands`` must fit in memory whole) or one holding uploads' bytes in ``uploads.content`` (an earlier audit
+    kept them there, and a checkpoint rewrites that column whole, in memory)."""
+    store = Store.open(path, memory_limit=SERVICE_MEMORY)
+    try:
+        check_service_tables(store)
+        limited = not store.has_index("hands") and not bytes_in_rows(store)
+    except BaseException:
+        store.close()
+        raise
+    if limited:
+        return store
+    store.close()
+    store = Store.open(path)
+    try:
+        check_service_tables(store)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def bytes_in_rows(store: Store) -> bool:
+    """Whether an upload keeps its bytes in ``uploads.content`` (stored by an earlier audit): one with bytes and
+    no parts (its tables checked first: this runs a query on them)."""
+    found = store._catalogue()
+    tables = found[0] if found is not None else {}
+    if "uploads" not in tables:
+        return False
+    if "upload_parts" not in tables:
+        return store.one("SELECT 1 FROM uploads WHERE size > 0 LIMIT 1") is not None
+    return store.one("SELECT 1 FROM uploads u WHERE u.size > 0 AND NOT EXISTS (SELECT 1 FROM upload_parts p "
+                     "WHERE p.club = u.club AND p.sha256 = u.sha256) LIMIT 1") is not None
+
+
 def check_service_tables(store: Store) -> None:
     """``AuditError`` (one line) unless the service's tables, where the database has them, are tables with
     exactly their columns, as the store checks its own (DuckDB's catalogue only, never running what the file
-    holds): a database whose ``uploads`` or ``tokens`` is a view, or has other columns, is not the service's."""
+    holds): a database whose ``uploads``, ``upload_parts`` or ``tokens`` is a view, or has other columns, is not
+    the service's."""
     found = store._catalogue()
     if found is None:  # pragma: no cover - Store.open refused it already
         raise AuditError(f"{store.path}: this database defines SQL functions of its own; name another file with --db")
@@ -507,6 +558,37 @@ def parse_label(label: str) -> tuple[str, list[tuple[str, str]]]:
     return m.group(1), [(k, v) for k, v in (p for p in pairs if len(p) == 2)]
 
 
+def stored_bytes(cur: duckdb.DuckDBPyConnection, club: str, sha256: str) -> bytes | None:
+    """The bytes ``club`` uploaded as ``sha256``: its parts in ``upload_parts``, or for an upload an earlier audit
+    stored, its ``uploads.content``; ``None`` when the club has no such upload (or its bytes are not whole)."""
+    found = cur.execute("SELECT size, octet_length(content) = size FROM uploads WHERE club = ? AND sha256 = ?",
+                        [club, sha256]).fetchall()
+    if not found:
+        return None
+    size, in_row = found[0]
+    if in_row:
+        held = cur.execute("SELECT content FROM uploads WHERE club = ? AND sha256 = ?", [club, sha256]).fetchall()
+        return bytes(held[0][0]) if held else None
+    parts = cur.execute("SELECT part FROM upload_parts WHERE club = ? AND sha256 = ? ORDER BY seq",
+                        [club, sha256]).fetchall()
+    data = b"".join(bytes(p[0]) for p in parts)
+    return data if len(data) == size else None
+
+
+def upload_parts(club: str, sha256: str, data: bytes) -> Any:
+    """The rows of ``upload_parts`` for these bytes, as a ``pyarrow.Table`` (the parts are views of ``data``, not
+    copies)."""
+    import array
+
+    import pyarrow as pa
+
+    count = max(1, -(-len(data) // PART_SIZE))
+    offsets = array.array("i", [min(i * PART_SIZE, len(data)) for i in range(count + 1)])
+    parts = pa.Array.from_buffers(pa.binary(), count, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    return pa.table({"club": pa.array([club] * count, pa.string()), "sha256": pa.array([sha256] * count, pa.string()),
+                     "seq": pa.array(range(count), pa.int32()), "part": parts})
+
+
 def _is_sha256(text: str) -> bool:
     return re.fullmatch(r"[0-9a-fA-F]{64}", text) is not None
 
@@ -559,7 +641,7 @@ def audit_upload(data: bytes, name: str, profile: str, key: str) -> FileRows:
 
 def write_upload(cur: duckdb.DuckDBPyConnection, job: UploadWrite) -> Outcome:
     """Store one upload in one transaction (the writer thread runs this): the log's rows, under the upload's own
-    key, and the club's ``uploads`` row with the bytes. A club that has the bytes already gets ``duplicate``.
+    key, the club's ``uploads`` row and the bytes in ``upload_parts``. A club that has the bytes already gets ``duplicate``.
 
     The rows go in without a look-up first (the writer is the service's bottleneck): the plan found the club has
     no such upload, and if the club's same bytes went in since, their keys refuse the insert and the upload is
@@ -590,7 +672,8 @@ def _write(cur: duckdb.DuckDBPyConnection, job: UploadWrite, look_first: bool) -
         received = dt.datetime.now().replace(microsecond=0)
         cur.execute("INSERT INTO uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [job.club, job.sha256, job.name, len(job.data), received, job.profile, job.key, True, hands,
-                     counts["violation"], counts["warning"], counts["error"], job.data])
+                     counts["violation"], counts["warning"], counts["error"], b""])
+        cur.from_arrow(upload_parts(job.club, job.sha256, job.data)).insert_into("upload_parts")
         cur.execute("COMMIT")
     except BaseException:
         store.rollback()
