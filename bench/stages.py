@@ -1,0 +1,227 @@
+"""The cost of each stage of ``audit check`` and ``audit ingest``, per hand, on a simulated home-open log.
+
+    .venv/bin/python bench/stages.py [--hands 20000] [--seed 1] [--repeat 5] [--file LOG]
+                                     [--instructions [--instructions-hands 2000]]
+
+Simulates home-open sessions (``audit.simulate``, seed ``--seed``) until ``--hands`` hands (or reads ``--file``),
+then, in this process, runs each stage of the pipeline over the whole log on its own, each stage's input made
+by the stages before it and kept in memory, ``--repeat`` rounds (the stages alternate, so that a busy moment of a
+shared machine falls on all of them), and prints each stage's least CPU time (``time.process_time``) over the
+rounds, in microseconds per hand and as a share of the whole:
+
+- ``read``: the file decoded and cut into blocks (``audit.read.read_blocks``);
+- ``parse``: each block into the model (``audit.dialects.dispatch.parse_block``);
+- ``replay``: each hand replayed and judged without its session (``audit.replay``, what a hand costs the
+  engine alone);
+- ``session``: what the pipeline adds to the replay: preambles, the session's rules across hands, the findings
+  sorted and capped (``audit.pipeline.audit_parsed`` with the file's context, less the ``replay`` figure);
+- ``output``: what ``audit check --format json`` does with the audited blocks: counting them and writing their
+  findings (``audit.parallel.checked`` and ``audit.check._check_file``; on legal play there are no findings);
+- ``rows``: ``audit ingest``'s rows of every table (``audit.store.rows.RowBuilder``), as Python tuples;
+- ``arrow``: those rows as Arrow record batches (``audit.store.ingest.FileBuilder``, less ``rows``).
+
+``check`` is ``audit.check.check_paths`` whole (the command without the interpreter's start-up), for comparison
+with the sum of read to output. ``--instructions``: also the instructions each stage executes (``valgrind
+--tool=callgrind``, immune to a shared machine's load), on the first ``--instructions-hands`` hands: one child
+process per stage runs the stages up to it, and each stage is the difference from the one before (start-up is
+the child that stops after the imports).
+
+Which code is measured: the ``audit`` package this interpreter imports (``PYTHONPATH``): run it with
+``PYTHONPATH=/path/to/a/compiled/tree`` for the compiled build. Prints figures; asserts nothing about time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+STAGES = ("read", "parse", "replay", "session", "output", "rows", "arrow")
+
+
+def make_corpus(path: str, hands: int, seed: int) -> int:
+    from audit.simulate import iter_simulated
+
+    total = 0
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        for i, s in enumerate(iter_simulated("home-open", seed)):
+            out.write(("\n" if i else "") + s.text)
+            total += s.hands
+            if total >= hands:
+                break
+    return total
+
+
+def run_upto(path: str, level: str) -> int:
+    """The pipeline of ``audit check`` (and of ``audit ingest``'s rows) over ``path``, streaming as the commands
+    do (nothing kept between hands), up to the stage ``level``; returns the hands read. Each stage's cost is the
+    difference between two levels (``session``: ``audit_parsed`` less the session-less replay; ``rows`` and
+    ``arrow`` are built from the audited blocks instead of the output)."""
+    from audit import replay
+    from audit.check import CheckSummary, _check_file
+    from audit.dialects.dispatch import parse_block
+    from audit.model import Hand
+    from audit.parallel import checked
+    from audit.pipeline import FileContext, audit_parsed
+    from audit.profile import load_profile
+    from audit.read import read_blocks
+    from audit.store.ingest import FileBuilder
+    from audit.store.rows import RowBuilder
+
+    profile = load_profile("home-open")
+    blocks = read_blocks(path)
+    hands = 0
+    if level == "read":
+        for _ in blocks:
+            pass
+        return 0
+    if level == "parse":
+        for b in blocks:
+            if type(parse_block(b)) is Hand:
+                hands += 1
+        return hands
+    if level == "replay":
+        for b in blocks:
+            p = parse_block(b)
+            if type(p) is Hand:
+                replay(p, profile)  # type: ignore[arg-type]
+                hands += 1
+        return hands
+    ctx = FileContext(profile, profile)
+    audited = (a for a in (audit_parsed(parse_block(b), b, ctx) for b in blocks) if a is not None)
+    if level == "session":
+        for a in audited:
+            hands += a.hand is not None
+        return hands
+    if level == "output":
+        tally = CheckSummary()
+        _check_file(path, checked(audited), tally, False, "en", io.StringIO(), None, [], None)
+        return tally.hands
+    if level == "rows":
+        rows = RowBuilder("0" * 64, path)
+        for a in audited:
+            rows.add(a)
+        return rows.hands
+    assert level == "arrow", level
+    builder = FileBuilder("0" * 64, path)
+    for a in audited:
+        builder.add(a)
+    builder.finish(path, os.path.getsize(path), "home-open")
+    return builder.rows.hands
+
+
+def check_whole(path: str) -> int:
+    from audit.check import CheckSummary, check_paths
+    from audit.profile import load_profile
+
+    tally = CheckSummary()
+    check_paths([path], load_profile("home-open"), "json", io.StringIO(), summary=tally)
+    return tally.hands
+
+
+def per_stage(level: dict[str, float]) -> dict[str, float]:
+    """Each stage's cost from the cost of each level (the pipeline run up to it)."""
+    return {"read": level["read"], "parse": level["parse"] - level["read"],
+            "replay": level["replay"] - level["parse"], "session": level["session"] - level["replay"],
+            "output": level["output"] - level["session"], "rows": level["rows"] - level["session"],
+            "arrow": level["arrow"] - level["rows"]}
+
+
+def cpu_of(fn: Callable[[], None]) -> float:
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
+def stage_costs(path: str, repeat: int) -> tuple[dict[str, float], int]:
+    """The least CPU seconds of each level (and of the whole check) over ``repeat`` rounds; the hands."""
+    best: dict[str, float] = {}
+    hands = 0
+    for _ in range(repeat):
+        for name in STAGES + ("check",):
+            start = time.process_time()
+            n = check_whole(path) if name == "check" else run_upto(path, name)
+            cpu = time.process_time() - start
+            hands = max(hands, n)
+            best[name] = min(best.get(name, cpu), cpu)
+    return best, hands
+
+
+def instructions(path: str, level: str) -> int:
+    """Instructions of a child process that runs the pipeline up to ``level`` (``imports``: the imports only),
+    counted by callgrind."""
+    code = (f"import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); import stages; "
+            f"stages.child({path!r}, {level!r})")
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c",
+                           code], capture_output=True, text=True, check=True)
+    m = re.search(r"Collected : (\d+)", proc.stderr)
+    assert m, proc.stderr[-2000:]
+    return int(m.group(1))
+
+
+def child(path: str, level: str) -> None:
+    import audit.check, audit.parallel, audit.pipeline, audit.store.ingest, audit.store.rows  # noqa: E401,F401
+    from audit.profile import load_profile
+
+    load_profile("home-open")
+    if level != "imports":
+        run_upto(path, level)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hands", type=int, default=20_000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--file", help="a log to measure (default: simulate one)")
+    ap.add_argument("--instructions", action="store_true", help="also count instructions with callgrind")
+    ap.add_argument("--instructions-hands", type=int, default=2_000)
+    args = ap.parse_args()
+
+    from audit._native import compiled_state
+    import audit.pipeline
+
+    print(f"the audit package at {os.path.dirname(audit.__file__)} ({compiled_state()}); "
+          f"pipeline module {os.path.basename(audit.pipeline.__file__ or '')}")
+    with tempfile.TemporaryDirectory(prefix="audit-stages-") as tmp:
+        path = args.file or os.path.join(tmp, "corpus.txt")
+        if not args.file:
+            make_corpus(path, args.hands, args.seed)
+        levels, n = stage_costs(path, args.repeat)
+        cost = per_stage(levels)
+        print(f"{n:,} hands, {os.path.getsize(path) / 1e6:.1f} MB; each level's least CPU time of {args.repeat} "
+              f"rounds, a stage being the difference between two levels:")
+        table(cost, 1e6 / n, "us/hand")
+        print(f"  {'check':<8} {1e6 * levels['check'] / n:8.1f}  = {n / levels['check']:,.0f} hands per CPU second "
+              f"(check_paths whole, in process; the ingest levels: {n / levels['arrow']:,.0f})")
+
+        if args.instructions:
+            small = path
+            m = n
+            if not args.file:
+                small = os.path.join(tmp, "small.txt")
+                m = make_corpus(small, args.instructions_hands, args.seed)
+            base = instructions(small, "imports")
+            counts = {s: instructions(small, s) - base for s in STAGES}
+            print(f"instructions (callgrind) on the first {m:,} hands; start-up and imports {base / 1e6:,.0f} M:")
+            table(per_stage(counts), 1e-3 / m, "k instr/hand")
+
+
+def table(cost: dict[str, float], scale: float, unit: str) -> None:
+    total = sum(cost[s] for s in STAGES[:5])
+    print(f"  {'stage':<8} {unit:>8} {'share':>6}   (share of read to output; ingest adds rows and arrow)")
+    for s in STAGES:
+        share = f"{100 * cost[s] / total:5.1f}%" if s in STAGES[:5] else "      "
+        print(f"  {s:<8} {cost[s] * scale:8.1f} {share}")
+    print(f"  {'sum':<8} {total * scale:8.1f}  (read to output)")
+
+
+if __name__ == "__main__":
+    main()
