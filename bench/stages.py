@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import re
 import subprocess
@@ -183,7 +184,17 @@ def main() -> None:
     ap.add_argument("--file", help="a log to measure (default: simulate one)")
     ap.add_argument("--instructions", action="store_true", help="also count instructions with callgrind")
     ap.add_argument("--instructions-hands", type=int, default=2_000)
+    ap.add_argument("--before", metavar="DIR", help="also measure the code in DIR (a compiled source tree), the "
+                    "two alternating round by round, each round in a fresh process of each")
+    ap.add_argument("--levels", help=argparse.SUPPRESS)  # a child: one round over this file, as JSON
     args = ap.parse_args()
+    if args.levels:
+        levels, n = stage_costs(args.levels, 1)
+        print(json.dumps({"levels": levels, "hands": n}))
+        return
+    if args.before:
+        compare(args)
+        return
 
     from audit._native import compiled_state
     import audit.pipeline
@@ -212,6 +223,35 @@ def main() -> None:
             counts = {s: instructions(small, s) - base for s in STAGES}
             print(f"instructions (callgrind) on the first {m:,} hands; start-up and imports {base / 1e6:,.0f} M:")
             table(per_stage(counts), 1e-3 / m, "k instr/hand")
+
+
+def compare(args: argparse.Namespace) -> None:
+    """This code against the code in ``args.before``: each round one fresh process of each side, alternating."""
+    with tempfile.TemporaryDirectory(prefix="audit-stages-") as tmp:
+        path = args.file or os.path.join(tmp, "corpus.txt")
+        if not args.file:
+            make_corpus(path, args.hands, args.seed)
+        sides = {"before": dict(os.environ, PYTHONPATH=args.before), "this": dict(os.environ)}
+        best: dict[str, dict[str, float]] = {side: {} for side in sides}
+        n = 0
+        for _ in range(args.repeat):
+            for side, env in sides.items():
+                out = subprocess.run([sys.executable, __file__, "--levels", path], env=env, capture_output=True,
+                                     text=True, check=True)
+                got = json.loads(out.stdout.strip().splitlines()[-1])
+                n = got["hands"]
+                for name, cpu in got["levels"].items():
+                    best[side][name] = min(best[side].get(name, cpu), cpu)
+        print(f"{n:,} hands, {os.path.getsize(path) / 1e6:.1f} MB; each level's least CPU time of {args.repeat} "
+              f"rounds (a fresh process of each side per round, alternating); before: the code in {args.before}")
+        cost = {side: per_stage(best[side]) for side in sides}
+        print(f"  {'stage':<8} {'before':>8} {'this':>8}  us/hand")
+        for s in STAGES:
+            print(f"  {s:<8} {1e6 * cost['before'][s] / n:8.1f} {1e6 * cost['this'][s] / n:8.1f}")
+        for name, levels in (("check (read to output)", "output"), ("ingest (read to arrow)", "arrow"),
+                             ("check_paths whole", "check")):
+            b, t = best["before"][levels], best["this"][levels]
+            print(f"  {name}: before {n / b:,.0f}, this {n / t:,.0f} hands per CPU second ({b / t:.3f}x)")
 
 
 def table(cost: dict[str, float], scale: float, unit: str) -> None:

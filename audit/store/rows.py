@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from audit.findings import Finding
 from audit.model import (
@@ -114,6 +114,13 @@ def action_row(item: object, street: str, pot_of_line: dict[int, int] | None = N
     return tuple([col[0] if col else None for col in columns[4:]])
 
 
+# the body's line types, numbered for ``add_action``'s dispatch (one look-up, not a global per type compared)
+_ITEM_KIND: Final[dict[type, int]] = {
+    Action: 0, Dealt: 1, Post: 2, Discard: 3, StandPat: 4, Show: 5, Collect: 6, Uncalled: 7, Muck: 8, Parole: 9,
+    NoPlay: 10, DeckLine: 11, Reshuffle: 12, Score: 13, Event: 14,
+}
+
+
 def add_action(c: list[list[Any]], item: object, street: str, pot_of_line: dict[int, int] | None = None) -> bool:
     """Appends a body item's line, street, player, kind, amount, to_amount, all_in, timed_out, took, cards,
     detail and pot_index to the ``actions`` columns ``c`` (the key, hash, hand id and sequence columns are the
@@ -121,53 +128,53 @@ def add_action(c: list[list[Any]], item: object, street: str, pot_of_line: dict[
     per line); ``False`` (nothing added) for a marker or the summary's total, which shape the hand row and the
     street column instead. ``pot_of_line`` gives a collect line's pot. No tuple per line: the values go straight
     into their columns."""
-    kind = type(item)
-    if kind is Action:
+    kind = _ITEM_KIND.get(type(item), -1)
+    if kind == 0:  # Action
         a = cast(Action, item)
         _put(c, a.line, street, a.player, a.kind, a.amount, a.to, a.all_in, a.timed_out, a.took, None, None, None)
-    elif kind is Dealt:
+    elif kind == 1:  # Dealt
         d = cast(Dealt, item)
         _put(c, d.line, street, d.player, "dealt", None, None, None, None, None,
              " | ".join([" ".join(g) for g in d.groups]), None, None)
-    elif kind is Post:
+    elif kind == 2:  # Post
         p = cast(Post, item)
         _put(c, p.line, street, p.player, "post " + p.kind, p.amount, None, p.all_in, None, None, None, None, None)
-    elif kind is Discard:
+    elif kind == 3:  # Discard
         x = cast(Discard, item)
         _put(c, x.line, street, x.player, "discard", x.count, None, None, None, x.took, _join(x.cards), None, None)
-    elif kind is StandPat:
+    elif kind == 4:  # StandPat
         sp = cast(StandPat, item)
         _put(c, sp.line, street, sp.player, "stand pat", None, None, None, sp.timed_out, sp.took, None, None, None)
-    elif kind is Show:
+    elif kind == 5:  # Show
         sh = cast(Show, item)
         _put(c, sh.line, street, sh.player, "show", None, None, None, None, None, _join(sh.cards), sh.description,
              None)
-    elif kind is Collect:
+    elif kind == 6:  # Collect
         co = cast(Collect, item)
         _put(c, co.line, street, co.player, "collect", co.amount, None, None, None, None, None, co.pot,
              pot_of_line.get(co.line) if pot_of_line is not None else None)
-    elif kind is Uncalled:
+    elif kind == 7:  # Uncalled
         u = cast(Uncalled, item)
         _put(c, u.line, street, u.player, "uncalled returned", u.amount, None, None, None, None, None, None, None)
-    elif kind is Muck:
+    elif kind == 8:  # Muck
         mu = cast(Muck, item)
         _put(c, mu.line, street, mu.player, "muck", None, None, None, None, None, None, None, None)
-    elif kind is Parole:
+    elif kind == 9:  # Parole
         pa = cast(Parole, item)
         _put(c, pa.line, street, pa.player, "parole " + pa.kind, None, None, None, None, pa.took, None, None, None)
-    elif kind is NoPlay:
+    elif kind == 10:  # NoPlay
         n = cast(NoPlay, item)
         _put(c, n.line, street, n.player, n.kind, None, None, None, None, None, None, None, None)
-    elif kind is DeckLine:
+    elif kind == 11:  # DeckLine
         dl = cast(DeckLine, item)
         _put(c, dl.line, street, None, "deck", None, None, None, None, None, _join(dl.cards), None, None)
-    elif kind is Reshuffle:
+    elif kind == 12:  # Reshuffle
         r = cast(Reshuffle, item)
         _put(c, r.line, street, None, "reshuffle", None, None, None, None, None, _join(r.cards), None, None)
-    elif kind is Score:
+    elif kind == 13:  # Score
         sc = cast(Score, item)
         _put(c, sc.line, street, sc.player, "score", sc.points, None, None, None, None, None, None, None)
-    elif kind is Event:
+    elif kind == 14:  # Event
         e = cast(Event, item)
         _put(c, e.line, street, e.player, "event", None, None, None, None, None, None,
              e.kind + ": " + e.text if e.text else e.kind, None)
