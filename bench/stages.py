@@ -1,33 +1,36 @@
 """The cost of each stage of ``audit check`` and ``audit ingest``, per hand, on a simulated home-open log.
 
     .venv/bin/python bench/stages.py [--hands 20000] [--seed 1] [--repeat 5] [--file LOG]
-                                     [--instructions [--instructions-hands 2000]]
+                                     [--instructions [--instructions-hands 2000]] [--before DIR]
 
 Simulates home-open sessions (``audit.simulate``, seed ``--seed``) until ``--hands`` hands (or reads ``--file``),
-then, in this process, runs each stage of the pipeline over the whole log on its own, each stage's input made
-by the stages before it and kept in memory, ``--repeat`` rounds (the stages alternate, so that a busy moment of a
-shared machine falls on all of them), and prints each stage's least CPU time (``time.process_time``) over the
-rounds, in microseconds per hand and as a share of the whole:
+then runs the pipeline over the whole log, streaming as the commands do (nothing kept from one hand to the next),
+up to each of these stages in turn, ``--repeat`` rounds (alternating, so that a busy moment of a shared machine
+falls on all of them); a stage's cost is the least CPU time (``time.process_time``) of the run up to it less
+that of the run up to the stage before, printed in microseconds per hand and as a share of ``audit check``'s:
 
 - ``read``: the file decoded and cut into blocks (``audit.read.read_blocks``);
 - ``parse``: each block into the model (``audit.dialects.dispatch.parse_block``);
-- ``replay``: each hand replayed and judged without its session (``audit.replay``, what a hand costs the
-  engine alone);
+- ``replay``: each hand replayed and judged without its session (``audit.replay``);
 - ``session``: what the pipeline adds to the replay: preambles, the session's rules across hands, the findings
-  sorted and capped (``audit.pipeline.audit_parsed`` with the file's context, less the ``replay`` figure);
+  sorted and capped (``audit.pipeline.audit_parsed``);
 - ``output``: what ``audit check --format json`` does with the audited blocks: counting them and writing their
-  findings (``audit.parallel.checked`` and ``audit.check._check_file``; on legal play there are no findings);
-- ``rows``: ``audit ingest``'s rows of every table (``audit.store.rows.RowBuilder``), as Python tuples;
-- ``arrow``: those rows as Arrow record batches (``audit.store.ingest.FileBuilder``, less ``rows``).
+  findings (``audit.parallel.checked``, ``audit.check._check_file``; legal play has no findings);
+- ``rows``: ``audit ingest``'s rows of every table (``audit.store.rows.RowBuilder``), instead of the output;
+- ``arrow``: those rows as Arrow record batches (``audit.store.ingest.FileBuilder``, less ``rows``; pyarrow's
+  import, about 0.1 s once per process, falls here).
 
-``check`` is ``audit.check.check_paths`` whole (the command without the interpreter's start-up), for comparison
-with the sum of read to output. ``--instructions``: also the instructions each stage executes (``valgrind
---tool=callgrind``, immune to a shared machine's load), on the first ``--instructions-hands`` hands: one child
-process per stage runs the stages up to it, and each stage is the difference from the one before (start-up is
-the child that stops after the imports).
+``check`` is ``audit.check.check_paths`` whole (the command without the interpreter's start-up). A difference of
+two CPU times on a loaded machine can come out negative for a stage that costs next to nothing (``output``).
+``--instructions``: also the instructions each stage executes, counted by ``valgrind --tool=callgrind`` (immune
+to the machine's load), on the first ``--instructions-hands`` hands: one child process per stage runs the
+pipeline up to it, and each stage is the difference from the one before (the child that stops after the
+imports gives the start-up). ``--before DIR``: the CPU times of this code and of the code in ``DIR`` (a
+compiled source tree), each round a fresh process of each, alternating.
 
-Which code is measured: the ``audit`` package this interpreter imports (``PYTHONPATH``): run it with
-``PYTHONPATH=/path/to/a/compiled/tree`` for the compiled build. Prints figures; asserts nothing about time.
+Which code is measured: the ``audit`` package ``PYTHONPATH`` points at (``PYTHONPATH=$PWD`` in a compiled tree
+for the compiled build; where ``PYTHONDONTWRITEBYTECODE`` is set, run ``python -m compileall audit`` in both
+trees first, or the start-up compiles their plain modules again). Prints figures; asserts nothing about time.
 """
 
 from __future__ import annotations
