@@ -13,7 +13,9 @@ audit whole files. Each run ingests the whole corpus into a fresh database in a 
 memory (``resource.getrusage``: the main process, and the largest worker) is its own. Figures are printed,
 never asserted: the machine may be busy. ``--before DIR``: each run is also made, just before it, with the code
 in ``DIR`` (another source tree, compiled with ``python hatch_build.py`` in it; run with ``PYTHONPATH=DIR``), on
-the same corpus; ``--repeat`` rounds of it all.
+the same corpus; ``--repeat`` rounds of it all. ``--vs-pokerkit``: pokerkit 0.7.7 replays the same hands
+(``bench/check.py``'s side: its own virtual environment, the hands given already parsed), and each run's wall
+time and CPU time are set against pokerkit's CPU time (the issue's ratio: pokerkit's time over the ingest's).
 """
 
 from __future__ import annotations
@@ -117,6 +119,25 @@ def run_once(corpus: Path, workers: int, db: Path) -> dict[str, float]:
             "db_mb": db.stat().st_size / 1e6, "cpu_s": cpu, "hands_per_cpu_s": summary.hands / cpu if cpu else 0.0}
 
 
+def pokerkit_seconds(corpus: Path, tmp: Path) -> float:
+    """pokerkit's CPU seconds replaying every hand of the corpus (``bench/check.py``'s pokerkit side)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import check as bench_check
+
+    whole = tmp / "pokerkit-corpus.txt"
+    with open(whole, "w", encoding="utf-8") as out:
+        for p in sorted(corpus.glob("*.txt")):
+            out.write(p.read_text(encoding="utf-8").rstrip("\n") + "\n\n")
+    exported = tmp / "pokerkit-hands.jsonl"
+    hands = bench_check.export_hands(str(whole), None, str(exported))
+    pk = subprocess.run([bench_check.pokerkit_python(), str(Path(__file__).with_name("pokerkit_replay.py")),
+                         str(exported), str(tmp / "pokerkit-stacks.jsonl")], capture_output=True, text=True, check=True)
+    r = json.loads(pk.stdout.splitlines()[-1])
+    print(f"pokerkit {r['version']}: replayed {r['replayed']:,} of {len(hands):,} parsed hands in {r['cpu']:.2f} s "
+          f"CPU = {len(hands) / r['cpu']:,.0f} hands/s")
+    return float(r["cpu"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hands", type=int, default=100_000, help="hands in the corpus (default 100,000)")
@@ -128,6 +149,7 @@ def main() -> None:
                         help="build (or reuse, if it holds files) the corpus in DIR and keep it")
     parser.add_argument("--before", metavar="DIR", help="also run the code in DIR (a compiled source tree)")
     parser.add_argument("--repeat", type=int, default=1, help="rounds of the runs")
+    parser.add_argument("--vs-pokerkit", action="store_true", help="pokerkit 0.7.7's replay of the same hands")
     parser.add_argument("--run-once", nargs=3, metavar=("CORPUS", "WORKERS", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -149,6 +171,7 @@ def main() -> None:
                   f"{time.perf_counter() - start:.1f} s")
         size = sum(p.stat().st_size for p in corpus.glob("*.txt"))
         print(f"corpus: {hands:,} hands, {files} files, {size / 1e6:.1f} MB ({source})")
+        pokerkit_cpu = pokerkit_seconds(corpus, Path(tmp)) if args.vs_pokerkit else None
         print(f"{'code':>6}  {'workers':>7}  {'hands':>8}  {'seconds':>8}  {'hands/s':>8}  {'CPU s':>7}  {'hands/CPU s':>11}  "
               f"{'peak main MB':>12}  {'peak worker MB':>14}  {'db MB':>6}")
         sides = [("before", dict(os.environ, PYTHONPATH=args.before))] if args.before else []
@@ -165,6 +188,10 @@ def main() -> None:
                     print(f"{code:>6}  {workers:>7}  {r['hands']:>8,}  {r['seconds']:>8.1f}  {r['hands_per_s']:>8,.0f}  "
                           f"{r['cpu_s']:>7.1f}  {r['hands_per_cpu_s']:>11,.0f}  {r['peak_main_mb']:>12.0f}  "
                           f"{worker_mb:>14}  {r['db_mb']:>6.1f}", flush=True)
+                    if pokerkit_cpu is not None:
+                        print(f"        pokerkit's {pokerkit_cpu:.2f} s CPU against this run: "
+                              f"{pokerkit_cpu / r['seconds']:.2f}x by wall time, {pokerkit_cpu / r['cpu_s']:.2f}x by "
+                              f"CPU time", flush=True)
         print("hands/s is wall-clock (it falls when other processes share the cores); hands/CPU s counts the "
               "CPU time of the ingest and its workers only.")
 

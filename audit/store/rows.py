@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from typing import Any
+from typing import Any, Final, cast
 
 from audit.findings import Finding
 from audit.model import (
@@ -20,10 +20,14 @@ from audit.model import (
 )
 from audit.pipeline import Audited
 from audit.engine.result import HandResult
-from audit.store.schema import STREET_CODES, hand_key
+from audit.store.schema import SCHEMA, STREET_CODES, hand_key
 
 Row = tuple[Any, ...]
 TABLES = ("hands", "seats", "actions", "pots", "awards", "findings", "parse_errors", "unsupported_hands")
+COLUMNAR = ("hands", "seats", "actions", "pots", "awards")
+"""The tables built as columns (every hand adds rows to them); the others are built as rows."""
+_WIDTHS: dict[str, int] = {name: len(SCHEMA[name]) for name in COLUMNAR}
+_CARD_LIST = [column[0] for column in SCHEMA["actions"]].index("card_list")  # made by the Arrow batch
 _NO_HAND_ROW = ("PARSE_ERROR", "UNSUPPORTED_GAME")
 _POT_RULES = ("POT_WINNER", "POT_AMOUNT", "ODD_CHIP")
 _STARTED = re.compile(r"(\d{4})[/-](\d{1,2})[/-](\d{1,2})\D{1,3}(\d{1,2}):(\d{2})(?::(\d{2}))?")
@@ -103,53 +107,98 @@ def _join(cards: tuple[str, ...] | None) -> str | None:
 
 def action_row(item: object, street: str, pot_of_line: dict[int, int] | None = None) -> Row | None:
     """(line, street, player, kind, amount, to_amount, all_in, timed_out, took, cards, detail, card_list,
-    pot_index) of a body item. ``card_list`` is left empty: the Arrow batch makes it from ``cards``
-    (``audit.store.ingest``), far faster than a Python list per line; ``pot_of_line`` gives a collect line's
-    pot."""
-    if isinstance(item, Action):
-        return (item.line, street, item.player, item.kind, item.amount, item.to, item.all_in, item.timed_out,
-                item.took, None, None, None, None)
-    if isinstance(item, Dealt):
-        return (item.line, street, item.player, "dealt", None, None, None, None, None,
-                " | ".join([" ".join(g) for g in item.groups]), None, None, None)
-    if isinstance(item, Post):
-        return (item.line, street, item.player, "post " + item.kind, item.amount, None, item.all_in, None, None,
-                None, None, None, None)
-    if isinstance(item, Discard):
-        return (item.line, street, item.player, "discard", item.count, None, None, None, item.took,
-                _join(item.cards), None, None, None)
-    if isinstance(item, StandPat):
-        return (item.line, street, item.player, "stand pat", None, None, None, item.timed_out, item.took, None,
-                None, None, None)
-    if isinstance(item, Show):
-        return (item.line, street, item.player, "show", None, None, None, None, None, _join(item.cards),
-                item.description, None, None)
-    if isinstance(item, Collect):
-        return (item.line, street, item.player, "collect", item.amount, None, None, None, None, None, item.pot, None,
-                pot_of_line.get(item.line) if pot_of_line is not None else None)
-    if isinstance(item, Uncalled):
-        return (item.line, street, item.player, "uncalled returned", item.amount, None, None, None, None, None,
-                None, None, None)
-    if isinstance(item, Muck):
-        return (item.line, street, item.player, "muck", None, None, None, None, None, None, None, None, None)
-    if isinstance(item, Parole):
-        return (item.line, street, item.player, "parole " + item.kind, None, None, None, None, item.took, None,
-                None, None, None)
-    if isinstance(item, NoPlay):
-        return (item.line, street, item.player, item.kind, None, None, None, None, None, None, None, None, None)
-    if isinstance(item, DeckLine):
-        return (item.line, street, None, "deck", None, None, None, None, None, _join(item.cards), None, None,
-                None)
-    if isinstance(item, Reshuffle):
-        return (item.line, street, None, "reshuffle", None, None, None, None, None, _join(item.cards), None, None,
-                None)
-    if isinstance(item, Score):
-        return (item.line, street, item.player, "score", item.points, None, None, None, None, None, None, None,
-                None)
-    if isinstance(item, Event):
-        return (item.line, street, item.player, "event", None, None, None, None, None, None,
-                item.kind + ": " + item.text if item.text else item.kind, None, None)
-    return None  # Marker, SummaryTotal: they shape the hand row and the street column instead
+    pot_index) of a body item (``None`` for a marker or the summary's total), as ``add_action`` adds it."""
+    columns: list[list[Any]] = [[] for _ in range(_WIDTHS["actions"])]
+    if not add_action(columns, item, street, pot_of_line):
+        return None
+    return tuple([col[0] if col else None for col in columns[4:]])
+
+
+# the body's line types, numbered for ``add_action``'s dispatch (one look-up, not a global per type compared)
+_ITEM_KIND: Final[dict[type, int]] = {
+    Action: 0, Dealt: 1, Post: 2, Discard: 3, StandPat: 4, Show: 5, Collect: 6, Uncalled: 7, Muck: 8, Parole: 9,
+    NoPlay: 10, DeckLine: 11, Reshuffle: 12, Score: 13, Event: 14,
+}
+
+
+def add_action(c: list[list[Any]], item: object, street: str, pot_of_line: dict[int, int] | None = None) -> bool:
+    """Appends a body item's line, street, player, kind, amount, to_amount, all_in, timed_out, took, cards,
+    detail and pot_index to the ``actions`` columns ``c`` (the key, hash, hand id and sequence columns are the
+    caller's, ``card_list`` is left empty: the Arrow batch makes it from ``cards``, far faster than a Python list
+    per line); ``False`` (nothing added) for a marker or the summary's total, which shape the hand row and the
+    street column instead. ``pot_of_line`` gives a collect line's pot. No tuple per line: the values go straight
+    into their columns."""
+    kind = _ITEM_KIND.get(type(item), -1)
+    if kind == 0:  # Action
+        a = cast(Action, item)
+        _put(c, a.line, street, a.player, a.kind, a.amount, a.to, a.all_in, a.timed_out, a.took, None, None, None)
+    elif kind == 1:  # Dealt
+        d = cast(Dealt, item)
+        _put(c, d.line, street, d.player, "dealt", None, None, None, None, None,
+             " | ".join([" ".join(g) for g in d.groups]), None, None)
+    elif kind == 2:  # Post
+        p = cast(Post, item)
+        _put(c, p.line, street, p.player, "post " + p.kind, p.amount, None, p.all_in, None, None, None, None, None)
+    elif kind == 3:  # Discard
+        x = cast(Discard, item)
+        _put(c, x.line, street, x.player, "discard", x.count, None, None, None, x.took, _join(x.cards), None, None)
+    elif kind == 4:  # StandPat
+        sp = cast(StandPat, item)
+        _put(c, sp.line, street, sp.player, "stand pat", None, None, None, sp.timed_out, sp.took, None, None, None)
+    elif kind == 5:  # Show
+        sh = cast(Show, item)
+        _put(c, sh.line, street, sh.player, "show", None, None, None, None, None, _join(sh.cards), sh.description,
+             None)
+    elif kind == 6:  # Collect
+        co = cast(Collect, item)
+        _put(c, co.line, street, co.player, "collect", co.amount, None, None, None, None, None, co.pot,
+             pot_of_line.get(co.line) if pot_of_line is not None else None)
+    elif kind == 7:  # Uncalled
+        u = cast(Uncalled, item)
+        _put(c, u.line, street, u.player, "uncalled returned", u.amount, None, None, None, None, None, None, None)
+    elif kind == 8:  # Muck
+        mu = cast(Muck, item)
+        _put(c, mu.line, street, mu.player, "muck", None, None, None, None, None, None, None, None)
+    elif kind == 9:  # Parole
+        pa = cast(Parole, item)
+        _put(c, pa.line, street, pa.player, "parole " + pa.kind, None, None, None, None, pa.took, None, None, None)
+    elif kind == 10:  # NoPlay
+        n = cast(NoPlay, item)
+        _put(c, n.line, street, n.player, n.kind, None, None, None, None, None, None, None, None)
+    elif kind == 11:  # DeckLine
+        dl = cast(DeckLine, item)
+        _put(c, dl.line, street, None, "deck", None, None, None, None, None, _join(dl.cards), None, None)
+    elif kind == 12:  # Reshuffle
+        r = cast(Reshuffle, item)
+        _put(c, r.line, street, None, "reshuffle", None, None, None, None, None, _join(r.cards), None, None)
+    elif kind == 13:  # Score
+        sc = cast(Score, item)
+        _put(c, sc.line, street, sc.player, "score", sc.points, None, None, None, None, None, None, None)
+    elif kind == 14:  # Event
+        e = cast(Event, item)
+        _put(c, e.line, street, e.player, "event", None, None, None, None, None, None,
+             e.kind + ": " + e.text if e.text else e.kind, None)
+    else:
+        return False  # Marker, SummaryTotal
+    return True
+
+
+def _put(c: list[list[Any]], line: int, street: str, player: str | None, kind: str, amount: int | None,
+         to: int | None, all_in: bool | None, timed_out: bool | None, took: float | None, cards: str | None,
+         detail: str | None, pot_index: int | None) -> None:
+    """One line's values into the ``actions`` columns (all but the first four and ``card_list``)."""
+    c[4].append(line)
+    c[5].append(street)
+    c[6].append(player)
+    c[7].append(kind)
+    c[8].append(amount)
+    c[9].append(to)
+    c[10].append(all_in)
+    c[11].append(timed_out)
+    c[12].append(took)
+    c[13].append(cards)
+    c[14].append(detail)
+    c[16].append(pot_index)
 
 
 def pot_named(f: Finding) -> str | None:
@@ -169,12 +218,16 @@ def _unit(hand: Hand) -> str:
 
 
 class RowBuilder:
-    """Turns the ``Audited`` items of one file into the rows of every table (``rows[table]``)."""
+    """Turns the ``Audited`` items of one file into the rows of every table.
+
+    The tables every hand fills (``COLUMNAR``: hands, seats, actions, pots, awards) are built as columns, one
+    list per column (``cols[table]``), with no tuple per row; the others, rare, as rows (``rows[table]``)."""
 
     def __init__(self, sha256: str, file: str) -> None:
         self.sha = sha256
         self.file = file
-        self.rows: dict[str, list[Row]] = {name: [] for name in TABLES}
+        self.rows: dict[str, list[Row]] = {name: [] for name in TABLES if name not in COLUMNAR}
+        self.cols: dict[str, list[list[Any]]] = _new_columns()
         self.hands = 0
         self.parse_errors = 0
         self.findings = 0
@@ -182,17 +235,35 @@ class RowBuilder:
         self._pots: dict[str, int] = {}  # the current hand's pots: name -> pot_index
         self._session_profile: dict[str, str] = {}  # session -> the profile of its last hand
 
+    def _take_cols(self) -> dict[str, list[list[Any]]]:
+        """The columnar tables' columns built since the last call (``actions.card_list`` filled with ``None``)."""
+        cols = self.cols
+        self.cols = _new_columns()
+        actions = cols["actions"]
+        actions[_CARD_LIST] = [None] * len(actions[0])
+        return cols
+
     def take(self) -> dict[str, list[Row]]:
-        """The rows built since the last call (the builder starts again with empty lists)."""
+        """The rows built since the last call, as tuples, every table (the builder starts again empty)."""
+        cols = self._take_cols()
         rows = self.rows
-        self.rows = {name: [] for name in TABLES}
-        return rows
+        self.rows = {name: [] for name in TABLES if name not in COLUMNAR}
+        return {name: list(zip(*cols[name])) if name in COLUMNAR else rows[name] for name in TABLES}
 
     def take_columns(self, widths: dict[str, int]) -> dict[str, list[list[Any]]]:
         """The rows built since the last call, as columns (``widths``: the number of columns of each table)."""
+        cols = self._take_cols()
+        rows = self.rows
+        self.rows = {name: [] for name in TABLES if name not in COLUMNAR}
         out: dict[str, list[list[Any]]] = {}
-        for name, rows in self.take().items():
-            out[name] = [[row[i] for row in rows] for i in range(widths[name])]
+        for name in TABLES:
+            if name in COLUMNAR:
+                if len(cols[name]) != widths[name]:
+                    raise ValueError(f"{name}: {len(cols[name])} columns built, {widths[name]} in the table")
+                out[name] = cols[name]
+            else:
+                table = rows[name]
+                out[name] = [[row[i] for row in table] for i in range(widths[name])]
         return out
 
     def add(self, audited: Audited) -> None:
@@ -267,58 +338,91 @@ class RowBuilder:
         key = hand_key(sha, hand.line)
         hid = hand.hand_id
         game = hand.game
-        rows = self.rows
+        cols = self.cols
         started = parse_started_at(hand.started_at)
         zone = game.time_zone if game is not None else ""
-        rows["hands"].append(
-            (key, sha, self.file, hand.line, hand.end_line, hid, audited.session, result.profile, hand.dialect,
-             game.name if game else "5 Card Draw", game.betting if game else None,
-             (game.currency or None) if game else None, hand.table, started,
-             hand.started_at or None, hand.button, len(hand.seats), len(result.dealt_in), result.pot_total,
-             result.rake, hand.carried, result.redeal, _unit(hand), zone or None, as_utc(started, zone)))
+        _add_row(cols["hands"], (
+            key, sha, self.file, hand.line, hand.end_line, hid, audited.session, result.profile, hand.dialect,
+            game.name if game else "5 Card Draw", game.betting if game else None,
+            (game.currency or None) if game else None, hand.table, started,
+            hand.started_at or None, hand.button, len(hand.seats), len(result.dealt_in), result.pot_total,
+            result.rake, hand.carried, result.redeal, _unit(hand), zone or None, as_utc(started, zone)))
         self.hands += 1
         dealt = set(result.dealt_in)
-        seats = rows["seats"]
         end_stacks = result.end_stacks
         contributions = result.contributions
         should_receive = result.should_receive
         received = result.received
+        seats = cols["seats"]
+        s_seat, s_player, s_line, s_out, s_dealt, s_chips = seats[3], seats[4], seats[5], seats[6], seats[7], seats[8]
+        s_end, s_in, s_should, s_got = seats[9], seats[10], seats[11], seats[12]
         for s in hand.seats:
             p = s.player
-            seats.append((key, sha, hid, s.seat, p, s.line, s.sitting_out, p in dealt, s.chips,
-                          end_stacks.get(p), contributions.get(p, 0), should_receive.get(p, 0),
-                          received.get(p, 0)))
-        pots = rows["pots"]
-        awards = rows["awards"]
+            s_seat.append(s.seat)
+            s_player.append(p)
+            s_line.append(s.line)
+            s_out.append(s.sitting_out)
+            s_dealt.append(p in dealt)
+            s_chips.append(s.chips)
+            s_end.append(end_stacks.get(p))
+            s_in.append(contributions.get(p, 0))
+            s_should.append(should_receive.get(p, 0))
+            s_got.append(received.get(p, 0))
+        _add_keys(seats, len(hand.seats), key, sha, hid)
+        pots = cols["pots"]
+        awards = cols["awards"]
         pot_of_line: dict[int, int] = {}  # a collect line -> the pot it collected from
         i = 0
         for pot in result.pots:
             eligible: list[str] = list(pot["eligible"])
             name: str = pot["name"]
             self._pots[name] = i
-            pots.append((key, sha, hid, i, name, pot["amount"], eligible, list(pot["winners"])))
+            _add_row(pots, (key, sha, hid, i, name, pot["amount"], eligible, list(pot["winners"])))
             should: dict[str, int] = pot["awards"]
             got: dict[str, int] = pot["collected"]
             order = [p for p in eligible if p in should or p in got]
             order += sorted([p for p in set(should) | set(got) if p not in order])
             for p in order:
-                awards.append((key, sha, hid, i, name, p, should.get(p, 0), got.get(p, 0)))
+                _add_row(awards, (key, sha, hid, i, name, p, should.get(p, 0), got.get(p, 0)))
             lines: dict[str, int] | None = pot.get("lines")
             if lines is not None:
                 for at in lines.values():
                     pot_of_line[at] = i
             i += 1
-        actions = rows["actions"]
+        actions = cols["actions"]
+        seq_column = actions[3]
         street = "pre"
         seq = 0
+        marker = Marker
+        summary = SummaryTotal
         for item in hand.body:
-            if isinstance(item, Marker):
-                street = item.street
+            kind = type(item)
+            if kind is marker:
+                street = cast(Marker, item).street
                 continue
-            if isinstance(item, SummaryTotal):
+            if kind is summary:
                 continue
-            row = action_row(item, street, pot_of_line)
-            if row is not None:
-                actions.append((key, sha, hid, seq) + row)
+            if add_action(actions, item, street, pot_of_line):
+                seq_column.append(seq)
                 seq += 1
+        actions[0].extend([key] * seq)
+        actions[1].extend([sha] * seq)
+        actions[2].extend([hid] * seq)
         return key
+
+
+def _add_row(columns: list[list[Any]], row: Row) -> None:
+    """One row (a tuple of every column's value) into ``columns``."""
+    for i in range(len(row)):
+        columns[i].append(row[i])
+
+
+def _add_keys(columns: list[list[Any]], n: int, key: str, sha: str, hid: str) -> None:
+    """The hand's key, file hash and hand id into the first three columns, for its ``n`` rows."""
+    columns[0].extend([key] * n)
+    columns[1].extend([sha] * n)
+    columns[2].extend([hid] * n)
+
+
+def _new_columns() -> dict[str, list[list[Any]]]:
+    return {name: [[] for _ in range(_WIDTHS[name])] for name in COLUMNAR}
