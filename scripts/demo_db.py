@@ -1,8 +1,8 @@
 """Whether the demo may make its database afresh: ``python scripts/demo_db.py DB FOLDER``.
 
 Exit 0 when ``DB`` is missing, or is the demo's own: a DuckDB file no program has open that holds only the logs
-of ``FOLDER`` (every stored file's SHA-256 is one of theirs; no club upload, no token, no table of anyone
-else's). Exit 1, with the reason on stderr, otherwise: the demo then leaves the file alone (bench/demo.sh).
+of ``FOLDER`` (every stored file's SHA-256 is one of theirs; no club upload, no token, no row in a table of
+anyone else's). Exit 1, with the reason on stderr, otherwise: the demo then leaves the file alone (bench/demo.sh).
 It never deletes anything itself."""
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ import duckdb
 
 from audit.store.schema import SCHEMA
 
-OURS = set(SCHEMA) | {"audit_meta", "uploads", "tokens"}
-"""Tables the store and the service create; ``uploads`` and ``tokens`` must also be empty."""
+OURS = set(SCHEMA) | {"audit_meta"}
+"""The store's tables, which hold the demo's logs; any other table (the service's ``uploads``, ``tokens``,
+``upload_parts``, the live tables', or anyone's) must be empty: then replacing the file loses nothing."""
+SERVICE = ("uploads", "tokens")
 
 
 def why_not_ours(db: Path, folder: Path) -> str | None:
@@ -32,11 +34,9 @@ def why_not_ours(db: Path, folder: Path) -> str | None:
         tables = [r[0] for r in con.execute(
             "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()]
         for table in tables:
-            if table not in OURS:
-                return f"it holds a table of its own, {table!r}"
-        for table in ("uploads", "tokens"):
-            if table in tables and con.execute(f"SELECT count(*) FROM {table}").fetchone() != (0,):
-                return f"it holds {table} of the service"
+            if table in OURS or con.execute(f'SELECT count(*) FROM "{table}"').fetchone() == (0,):
+                continue
+            return f"it holds {table} of the service" if table in SERVICE else f"it holds rows of its own in {table!r}"
         if "files" in tables:
             stored = {r[0] for r in con.execute("SELECT file_sha FROM files").fetchall()}
             if stored - demo:

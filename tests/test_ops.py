@@ -105,6 +105,21 @@ def test_make_demo_remakes_only_its_own_database(tmp_path: Path) -> None:
         assert held.returncode == 1 and "cannot be opened on its own" in held.stderr, held.stderr
     finally:
         holder.communicate("", timeout=30)
+    # Empty tables of the service's (as `audit token add` then `revoke` leave them) lose nothing; a row of anyone's
+    # own in a table the demo does not know keeps the file.
+    con = duckdb.connect(str(other))
+    try:
+        con.execute("CREATE TABLE tokens (x INTEGER); CREATE TABLE upload_parts (x INTEGER)")
+    finally:
+        con.close()
+    assert subprocess.run(check, env=script_env()).returncode == 0
+    con = duckdb.connect(str(other))
+    try:
+        con.execute("CREATE TABLE notes (x INTEGER); INSERT INTO notes VALUES (1)")
+    finally:
+        con.close()
+    kept = subprocess.run(check, env=script_env(), capture_output=True, text=True)
+    assert kept.returncode == 1 and "it holds rows of its own in 'notes'" in kept.stderr, kept.stderr
 
 
 def start_script(args: list[str], env: dict[str, str], log: Path) -> tuple[subprocess.Popen[str], int]:
