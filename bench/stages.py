@@ -51,16 +51,12 @@ STAGES = ("read", "parse", "replay", "session", "output", "rows", "arrow")
 
 
 def make_corpus(path: str, hands: int, seed: int) -> int:
-    from audit.simulate import iter_simulated
+    """``bench/check.py``'s corpus (whole simulated home-open sessions until ``hands`` hands): its hand count."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import check as bench_check
 
-    total = 0
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
-        for i, s in enumerate(iter_simulated("home-open", seed)):
-            out.write(("\n" if i else "") + s.text)
-            total += s.hands
-            if total >= hands:
-                break
-    return total
+    total, _, _ = bench_check.make_corpus(path, hands, seed)
+    return int(total)
 
 
 def run_upto(path: str, level: str) -> int:
