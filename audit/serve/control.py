@@ -164,14 +164,9 @@ class ControlServer:
         _, uid, _ = struct.unpack("3i", creds)
         if uid not in (os.getuid(), 0):
             return {"ok": False, "error": "only the user the service runs as may ask it for a backup"}
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = conn.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-            if len(data) > MAX_REQUEST:
-                return {"ok": False, "error": "the request is too long"}
+        data = read_line(conn, MAX_REQUEST)
+        if len(data) > MAX_REQUEST:
+            return {"ok": False, "error": "the request is too long"}
         request = json.loads(data)
         if not isinstance(request, dict) or request.get("op") != "backup" or not isinstance(request.get("dest"), str):
             return {"ok": False, "error": "unknown request"}
@@ -186,6 +181,19 @@ class ControlServer:
         except OSError as exc:
             return {"ok": False, "error": f"{dest}: {exc.strerror or exc}"}
         return {"ok": True, "bytes": size, "dest": str(path)}
+
+
+def read_line(sock: socket.socket, most: int | None = None) -> bytes:
+    """What the other end sends up to its first line end (or until it closes); past ``most`` bytes, stops there."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+        if most is not None and len(data) > most:
+            break
+    return data
 
 
 def ask_service(db: str, dest: Path, timeout: float = ANSWER_SECONDS) -> dict[str, Any] | None:
@@ -203,12 +211,7 @@ def ask_service(db: str, dest: Path, timeout: float = ANSWER_SECONDS) -> dict[st
         except PermissionError:
             raise AuditError(f"{path}: not yours to use; run audit backup as the user the service runs as") from None
         sock.sendall(json.dumps({"op": "backup", "dest": str(dest)}).encode() + b"\n")
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+        data = read_line(sock)
     finally:
         sock.close()
     try:

@@ -521,10 +521,16 @@ def entry_of_form(form: dict[str, str]) -> dict[str, Any]:
     elif action == "collect":
         amount = form.get("collect_to", "").strip()
         entry["to"] = int(amount) if amount.isdigit() else amount
-    version = form.get("version", "")
-    if version.isdigit():
-        entry["version"] = int(version)
+    version = form_version(form)
+    if version is not None:
+        entry["version"] = version
     return entry
+
+
+def form_version(form: dict[str, str]) -> int | None:
+    """The table's version a page's form was made on (``None``: the form has none)."""
+    version = form.get("version", "")
+    return int(version) if version.isdigit() else None
 
 
 @router.post("/tables/{table_id}", include_in_schema=False)
@@ -550,7 +556,7 @@ async def table_undo(request: Request, table_id: str, club: str = Depends(page_c
     from fastapi.responses import RedirectResponse
 
     form = await _form(request)
-    version = int(form["version"]) if form.get("version", "").isdigit() else None
+    version = form_version(form)
     try:
         await undo_entry(tables_of(request), club, table_id, version)
     except HTTPException as exc:
@@ -561,7 +567,7 @@ async def table_undo(request: Request, table_id: str, club: str = Depends(page_c
 @router.post("/tables/{table_id}/close", include_in_schema=False)
 async def table_close(request: Request, table_id: str, club: str = Depends(page_club)) -> Any:
     form = await _form(request)
-    version = int(form["version"]) if form.get("version", "").isdigit() else None
+    version = form_version(form)
     try:
         _, verdict = await close_table(tables_of(request), club, table_id, version)
     except HTTPException as exc:
