@@ -331,6 +331,60 @@ def test_a_killed_ingest_leaves_only_whole_files(tmp_path: Path) -> None:
     assert count(db, "hands") == hands_in([small, big])
 
 
+def test_arrow_batches_hold_the_values_the_rows_were_built_from(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Arrow batches a file's rows are stored from (the hand's key and id, the file's hash and name repeated on
+    each row by Arrow, not from a Python value per row) hold the values and types of the rows built as Python
+    values (``RowBuilder.take``), on every fixture, shared case and real hand and on simulated sessions, with a
+    batch every 7 hands so that batches end inside sessions."""
+    import pyarrow as pa
+
+    from audit.simulate import simulate_sessions
+    from audit.store import ingest as store_ingest
+    from audit.store.rows import RowBuilder
+    from audit.store.schema import DATA_TABLES, arrow_schema
+
+    simulated = tmp_path / "simulated.txt"
+    simulated.write_text(simulate_sessions("home-open", 6, seed=31), encoding="utf-8")
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    paths = sorted({*CASES.rglob("*.txt"), *SHARED.joinpath("real-hands").rglob("*.txt"), *fixtures.rglob("*.txt")})
+    assert len(paths) > 300
+    paths.append(simulated)
+    monkeypatch.setattr(store_ingest, "BATCH_HANDS", 7)
+    seen: list[Any] = []
+    add = store_ingest.FileBuilder.add
+
+    def keep(self: Any, audited: Any) -> None:
+        seen.append(audited)
+        add(self, audited)
+
+    monkeypatch.setattr(store_ingest.FileBuilder, "add", keep)
+    totals = dict.fromkeys(DATA_TABLES, 0)
+    for path in paths:
+        seen.clear()
+        got = audit_file_rows(IngestJob(str(path), "home-open"))
+        builder = RowBuilder(got.sha256, str(path))
+        for audited in seen:
+            builder.add(audited)
+        expected = builder.take()
+        for table in DATA_TABLES:
+            frame = got.tables[table]
+            assert frame.schema == arrow_schema(table), (path, table)
+            names = frame.schema.names
+            rows_got = [tuple(row[name] for name in names) for row in frame.to_pylist()]
+            want = [tuple(row) for row in expected[table]]
+            if table == "actions":  # card_list is made by Arrow from cards
+                at = names.index("card_list")
+                cards = names.index("cards")
+                want = [row[:at] + (None if row[cards] is None else row[cards].replace(" | ", " ").split(" "),)
+                        + row[at + 1:] for row in want]
+            assert rows_got == want, (path, table)
+            assert pa.Table.from_pylist([dict(zip(names, row)) for row in want], schema=frame.schema).equals(frame)
+            totals[table] += frame.num_rows
+    assert all(totals[t] > 0 for t in ("hands", "seats", "actions", "pots", "awards", "findings", "parse_errors",
+                                       "unsupported_hands")), totals
+
+
 # ---------------------------------------------------------------------------------------------- export
 def test_export_parquet_partitioned_by_session_date(cases_db: Path, tmp_path: Path) -> None:
     out = tmp_path / "pq"

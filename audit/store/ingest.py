@@ -31,7 +31,7 @@ from audit.errors import AuditError, InputError, Interrupted
 from audit.pipeline import Audited, audit_blocks
 from audit.read import iter_lines, open_input, split_blocks
 from audit.store.db import FileRows, Store
-from audit.store.rows import RowBuilder, parse_started_at
+from audit.store.rows import KEYED, RowBuilder, Runs, parse_started_at
 from audit.store.schema import DATA_TABLES, SCHEMA, arrow_schema
 from audit.textout import counted
 from audit.workers import WorkerDied, cores, how_it_ended, start_workers, stop_workers
@@ -142,7 +142,7 @@ def spool(source: BinaryIO, name: str, folder: str, limit: int | None = None) ->
 class _Table:
     """One table of a file: its Arrow schema, and the record batches kept when nothing takes them."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, sha256: str = "", file: str = "") -> None:
         self.name = name
         self.schema = arrow_schema(name)
         self.batches: list[Any] = []
@@ -151,15 +151,43 @@ class _Table:
         # cost a tenth of the rows' time)
         self.card_list = names.index("card_list") if name == "actions" else -1
         self.cards = names.index("cards") if name == "actions" else -1
+        self.keyed = name in KEYED  # hand_key, file_sha and hand_id come as runs (``audit.store.rows.Runs``)
+        self.sha256 = sha256
+        self.file = file
 
-    def batch(self, columns: list[Any]) -> Any:
-        """A record batch from one list of values per column (``None`` for empty columns)."""
+    def batch(self, columns: list[Any], runs: Runs | None = None) -> Any:
+        """A record batch from one list of values per column (``None`` for empty columns); for a ``KEYED`` table
+        the key columns from ``runs``, for ``hands`` the file's hash and name (``RowBuilder.take_parts``).
+
+        The values that repeat on every row are made by Arrow, not from a Python list each: the file's hash
+        (``pa.repeat``) and each hand's key and id (a run-end encoded array, decoded), the same string arrays
+        as before (a third of the batch's time was these columns)."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        if not columns or not len(columns[0]):
-            return None
-        arrays = [pa.array(col, type=f.type) for col, f in zip(columns, self.schema)]
+        fields = list(self.schema)
+        if self.keyed:
+            assert runs is not None
+            n = runs.rows
+            if not n:
+                return None
+            ends = pa.array(runs.ends, type=pa.int32())
+            first: list[Any] = [
+                pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(ends, pa.array(runs.keys, type=fields[0].type))),
+                pa.repeat(pa.scalar(self.sha256, type=fields[1].type), n),
+                pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(ends, pa.array(runs.hand_ids,
+                                                                                   type=fields[2].type)))]
+        elif self.name == "hands":
+            n = len(columns[0]) if columns else 0
+            if not n:
+                return None
+            first = [pa.array(columns[0], type=fields[0].type), pa.repeat(pa.scalar(self.sha256, type=fields[1].type), n),
+                     pa.repeat(pa.scalar(self.file, type=fields[2].type), n)]
+        else:
+            if not columns or not len(columns[0]):
+                return None
+            first = []
+        arrays = first + [pa.array(col, type=f.type) for col, f in zip(columns[len(first):], fields[len(first):])]
         if self.card_list >= 0:
             cards = pc.replace_substring(arrays[self.cards], pattern=" | ", replacement=" ")
             arrays[self.card_list] = pc.split_pattern(cards, pattern=" ")
@@ -183,7 +211,7 @@ class FileBuilder:
     def __init__(self, sha256: str, file: str, sink: Sink | None = None,
                  on_hands: Callable[[int], None] | None = None) -> None:
         self.rows = RowBuilder(sha256, file)
-        self.tables = {name: _Table(name) for name in DATA_TABLES}
+        self.tables = {name: _Table(name, sha256, file) for name in DATA_TABLES}
         self.sink = sink
         self.on_hands = on_hands  # told the hands read, at every flush
         self._since_flush = 0
@@ -197,9 +225,10 @@ class FileBuilder:
             self.flush()
 
     def flush(self) -> None:
-        for name, columns in self.rows.take_columns(_WIDTHS).items():
+        cols, runs = self.rows.take_parts(_WIDTHS)
+        for name, columns in cols.items():
             table = self.tables[name]
-            batch = table.batch(columns)
+            batch = table.batch(columns, runs.get(name))
             if batch is None:
                 continue
             if self.sink is None:

@@ -26,6 +26,10 @@ Row = tuple[Any, ...]
 TABLES = ("hands", "seats", "actions", "pots", "awards", "findings", "parse_errors", "unsupported_hands")
 COLUMNAR = ("hands", "seats", "actions", "pots", "awards")
 """The tables built as columns (every hand adds rows to them); the others are built as rows."""
+KEYED = ("seats", "actions", "pots", "awards")
+"""Columnar tables whose first three columns (hand_key, file_sha, hand_id) repeat the hand's on each of its rows:
+they are kept as runs (``Runs``: each hand's key and id once, with the number of its rows) and the file's hash not
+at all, and the Arrow batch repeats them (``take_parts``); the hands table's file_sha and file are the file's."""
 _WIDTHS: dict[str, int] = {name: len(SCHEMA[name]) for name in COLUMNAR}
 _CARD_LIST = [column[0] for column in SCHEMA["actions"]].index("card_list")  # made by the Arrow batch
 _NO_HAND_ROW = ("PARSE_ERROR", "UNSUPPORTED_GAME")
@@ -99,6 +103,33 @@ def as_utc(started: dt.datetime | None, zone_name: str) -> dt.datetime | None:
     if zone is None:
         return None
     return started.replace(tzinfo=zone).astimezone(dt.timezone.utc)
+
+
+class Runs:
+    """The repeated key columns of one ``KEYED`` table: each hand's key and id once, and where its rows end (the
+    rows so far, counted from the last ``take``); a hand without rows in the table has no run."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+        self.hand_ids: list[str] = []
+        self.ends: list[int] = []
+        self.rows = 0
+
+    def add(self, key: str, hand_id: str, n: int) -> None:
+        if n > 0:
+            self.rows += n
+            self.keys.append(key)
+            self.hand_ids.append(hand_id)
+            self.ends.append(self.rows)
+
+    def expand(self, values: list[str]) -> list[str]:
+        """``values`` (one per run: ``keys`` or ``hand_ids``) repeated once per row."""
+        out: list[str] = []
+        start = 0
+        for value, end in zip(values, self.ends):
+            out.extend([value] * (end - start))
+            start = end
+        return out
 
 
 def _join(cards: tuple[str, ...] | None) -> str | None:
@@ -228,6 +259,7 @@ class RowBuilder:
         self.file = file
         self.rows: dict[str, list[Row]] = {name: [] for name in TABLES if name not in COLUMNAR}
         self.cols: dict[str, list[list[Any]]] = _new_columns()
+        self.runs: dict[str, Runs] = _new_runs()
         self.hands = 0
         self.parse_errors = 0
         self.findings = 0
@@ -235,36 +267,57 @@ class RowBuilder:
         self._pots: dict[str, int] = {}  # the current hand's pots: name -> pot_index
         self._session_profile: dict[str, str] = {}  # session -> the profile of its last hand
 
-    def _take_cols(self) -> dict[str, list[list[Any]]]:
-        """The columnar tables' columns built since the last call (``actions.card_list`` filled with ``None``)."""
+    def take_parts(self, widths: dict[str, int]) -> tuple[dict[str, list[list[Any]]], dict[str, Runs]]:
+        """The rows built since the last call, as columns (``widths``: the number of columns of each table), and
+        the runs of the ``KEYED`` tables (the builder starts again empty). The columns the runs and the file give
+        are left empty: a ``KEYED`` table's hand_key, file_sha and hand_id, the hands table's file_sha and file
+        (``expand_parts`` fills them as Python lists, the Arrow batch without them); ``actions.card_list`` is
+        ``None`` throughout (the Arrow batch makes it from ``cards``)."""
         cols = self.cols
+        runs = self.runs
+        rows = self.rows
         self.cols = _new_columns()
+        self.runs = _new_runs()
+        self.rows = {name: [] for name in TABLES if name not in COLUMNAR}
         actions = cols["actions"]
-        actions[_CARD_LIST] = [None] * len(actions[0])
+        actions[_CARD_LIST] = [None] * len(actions[3])
+        out: dict[str, list[list[Any]]] = {}
+        for name in TABLES:
+            if name in COLUMNAR:
+                columns = cols[name]
+                if len(columns) != widths[name]:
+                    raise ValueError(f"{name}: {len(columns)} columns built, {widths[name]} in the table")
+                if name in KEYED and len(columns[3]) != runs[name].rows:
+                    raise ValueError(f"{name}: {len(columns[3])} rows built, {runs[name].rows} in the runs")
+                out[name] = columns
+            else:
+                table = rows[name]
+                out[name] = [[row[i] for row in table] for i in range(widths[name])]
+        return out, runs
+
+    def expand_parts(self, cols: dict[str, list[list[Any]]], runs: dict[str, Runs]) -> None:
+        """Fill the columns ``take_parts`` left to the runs and the file, as Python lists (in place)."""
+        hands = cols["hands"]
+        n = len(hands[0])
+        hands[1] = [self.sha] * n
+        hands[2] = [self.file] * n
+        for name in KEYED:
+            columns = cols[name]
+            r = runs[name]
+            columns[0] = r.expand(r.keys)
+            columns[1] = [self.sha] * r.rows
+            columns[2] = r.expand(r.hand_ids)
+
+    def take_columns(self, widths: dict[str, int]) -> dict[str, list[list[Any]]]:
+        """The rows built since the last call, as columns, every one filled (``take_parts``, expanded)."""
+        cols, runs = self.take_parts(widths)
+        self.expand_parts(cols, runs)
         return cols
 
     def take(self) -> dict[str, list[Row]]:
         """The rows built since the last call, as tuples, every table (the builder starts again empty)."""
-        cols = self._take_cols()
-        rows = self.rows
-        self.rows = {name: [] for name in TABLES if name not in COLUMNAR}
-        return {name: list(zip(*cols[name])) if name in COLUMNAR else rows[name] for name in TABLES}
-
-    def take_columns(self, widths: dict[str, int]) -> dict[str, list[list[Any]]]:
-        """The rows built since the last call, as columns (``widths``: the number of columns of each table)."""
-        cols = self._take_cols()
-        rows = self.rows
-        self.rows = {name: [] for name in TABLES if name not in COLUMNAR}
-        out: dict[str, list[list[Any]]] = {}
-        for name in TABLES:
-            if name in COLUMNAR:
-                if len(cols[name]) != widths[name]:
-                    raise ValueError(f"{name}: {len(cols[name])} columns built, {widths[name]} in the table")
-                out[name] = cols[name]
-            else:
-                table = rows[name]
-                out[name] = [[row[i] for row in table] for i in range(widths[name])]
-        return out
+        cols = self.take_columns({name: len(SCHEMA[name]) for name in TABLES})
+        return {name: list(zip(*cols[name])) for name in TABLES}
 
     def add(self, audited: Audited) -> None:
         """Add one item of ``audit_file``'s output."""
@@ -341,12 +394,14 @@ class RowBuilder:
         cols = self.cols
         started = parse_started_at(hand.started_at)
         zone = game.time_zone if game is not None else ""
-        _add_row(cols["hands"], (
-            key, sha, self.file, hand.line, hand.end_line, hid, audited.session, result.profile, hand.dialect,
+        hands = cols["hands"]
+        hands[0].append(key)  # file_sha and file (columns 1 and 2) are the file's: filled when taken
+        _add_row(hands, (
+            hand.line, hand.end_line, hid, audited.session, result.profile, hand.dialect,
             game.name if game else "5 Card Draw", game.betting if game else None,
             (game.currency or None) if game else None, hand.table, started,
             hand.started_at or None, hand.button, len(hand.seats), len(result.dealt_in), result.pot_total,
-            result.rake, hand.carried, result.redeal, _unit(hand), zone or None, as_utc(started, zone)))
+            result.rake, hand.carried, result.redeal, _unit(hand), zone or None, as_utc(started, zone)), 3)
         self.hands += 1
         dealt = set(result.dealt_in)
         end_stacks = result.end_stacks
@@ -368,27 +423,32 @@ class RowBuilder:
             s_in.append(contributions.get(p, 0))
             s_should.append(should_receive.get(p, 0))
             s_got.append(received.get(p, 0))
-        _add_keys(seats, len(hand.seats), key, sha, hid)
+        runs = self.runs
+        runs["seats"].add(key, hid, len(hand.seats))
         pots = cols["pots"]
         awards = cols["awards"]
         pot_of_line: dict[int, int] = {}  # a collect line -> the pot it collected from
         i = 0
+        award_rows = 0
         for pot in result.pots:
             eligible: list[str] = list(pot["eligible"])
             name: str = pot["name"]
             self._pots[name] = i
-            _add_row(pots, (key, sha, hid, i, name, pot["amount"], eligible, list(pot["winners"])))
+            _add_row(pots, (i, name, pot["amount"], eligible, list(pot["winners"])), 3)
             should: dict[str, int] = pot["awards"]
             got: dict[str, int] = pot["collected"]
             order = [p for p in eligible if p in should or p in got]
             order += sorted([p for p in set(should) | set(got) if p not in order])
             for p in order:
-                _add_row(awards, (key, sha, hid, i, name, p, should.get(p, 0), got.get(p, 0)))
+                _add_row(awards, (i, name, p, should.get(p, 0), got.get(p, 0)), 3)
+            award_rows += len(order)
             lines: dict[str, int] | None = pot.get("lines")
             if lines is not None:
                 for at in lines.values():
                     pot_of_line[at] = i
             i += 1
+        runs["pots"].add(key, hid, i)
+        runs["awards"].add(key, hid, award_rows)
         actions = cols["actions"]
         seq_column = actions[3]
         street = "pre"
@@ -405,24 +465,20 @@ class RowBuilder:
             if add_action(actions, item, street, pot_of_line):
                 seq_column.append(seq)
                 seq += 1
-        actions[0].extend([key] * seq)
-        actions[1].extend([sha] * seq)
-        actions[2].extend([hid] * seq)
+        runs["actions"].add(key, hid, seq)
         return key
 
 
-def _add_row(columns: list[list[Any]], row: Row) -> None:
-    """One row (a tuple of every column's value) into ``columns``."""
+def _add_row(columns: list[list[Any]], row: Row, start: int = 0) -> None:
+    """One row's values into ``columns``, the first into column ``start`` (the columns before it are filled when
+    the rows are taken)."""
     for i in range(len(row)):
-        columns[i].append(row[i])
-
-
-def _add_keys(columns: list[list[Any]], n: int, key: str, sha: str, hid: str) -> None:
-    """The hand's key, file hash and hand id into the first three columns, for its ``n`` rows."""
-    columns[0].extend([key] * n)
-    columns[1].extend([sha] * n)
-    columns[2].extend([hid] * n)
+        columns[start + i].append(row[i])
 
 
 def _new_columns() -> dict[str, list[list[Any]]]:
     return {name: [[] for _ in range(_WIDTHS[name])] for name in COLUMNAR}
+
+
+def _new_runs() -> dict[str, Runs]:
+    return {name: Runs() for name in KEYED}
