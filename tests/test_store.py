@@ -207,6 +207,13 @@ def test_workers_give_the_same_database(tmp_path: Path) -> None:
     assert {t: len(v) for t, v in d1.items()} == {t: len(v) for t, v in d2.items()}
     assert d1 == d2
     assert rows(one, "SELECT path FROM files ORDER BY rowid") == rows(two, "SELECT path FROM files ORDER BY rowid")
+    # the command itself forks its workers (this test process has DuckDB loaded, so the run above spawned them)
+    forked = tmp_path / "forked.duckdb"
+    probe = ("import sys\nfrom audit.store.ingest import WorkerPool, ingest\nassert WorkerPool.can_fork()\n"
+             "summary = ingest(sys.argv[2:], sys.argv[1], workers=2)\nassert not summary.failed, summary.failed\n")
+    subprocess.run([sys.executable, "-c", probe, str(forked), *paths], check=True)
+    assert dump(forked) == d1
+    assert rows(forked, "SELECT path FROM files ORDER BY rowid") == rows(one, "SELECT path FROM files ORDER BY rowid")
 
 
 def test_unreadable_file_is_skipped_and_the_others_go_in(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from audit.store.db import FileRows, Store
 from audit.store.rows import KEYED, RowBuilder, Runs, parse_started_at
 from audit.store.schema import DATA_TABLES, SCHEMA, arrow_schema
 from audit.textout import counted
-from audit.workers import WorkerDied, cores, how_it_ended, start_workers, stop_workers
+from audit.workers import WorkerDied, cores, fork_workers, how_it_ended, start_workers, stop_workers
 
 BATCH_HANDS = 250
 """Rows are turned into Arrow record batches every this many hands (compact columns, not Python tuples)."""
@@ -564,13 +564,37 @@ class WorkerPool(Generic[Outcome]):
     (``WorkerDied``), where a ``multiprocessing.Pool`` would wait for it forever. The workers ignore Ctrl-C: the
     main process stops them, so no worker prints a traceback of its own."""
 
-    def __init__(self, workers: int, task: Callable[[IngestJob, str], Outcome]) -> None:
+    def __init__(self, workers: int, task: Callable[[IngestJob, str], Outcome], fork: bool = False) -> None:
+        """``fork``: forked from this process (``can_fork`` must hold), so that they start at once with every
+        module imported and the ranking tables built; else spawned, each a fresh interpreter that imports them
+        again (a process that has loaded DuckDB or Arrow, or runs threads, must not be forked: a fork would copy
+        their locks and thread pools half-held)."""
+        if fork:
+            import gc
+
+            for stream in (sys.stdout, sys.stderr):  # what is buffered would be written again by a worker
+                try:
+                    stream.flush()
+                except (OSError, ValueError, AttributeError):
+                    pass
+            gc.freeze()  # a worker's collector then leaves the objects it shares with this process untouched
+            try:
+                self.procs, self.conns = fork_workers(workers, _worker_main, task)
+            finally:
+                gc.unfreeze()
+            return
         import multiprocessing
 
-        # spawn, not fork: the parent holds a DuckDB connection and Arrow thread pools, which a fork would copy
-        # half-locked; the workers only parse, replay and write Arrow files.
         ctx = multiprocessing.get_context("spawn")
         self.procs, self.conns = start_workers(ctx, workers, _worker_main, task)
+
+    @staticmethod
+    def can_fork() -> bool:
+        """Whether this process may fork its workers: one thread, and neither DuckDB nor Arrow loaded yet."""
+        import threading
+
+        return (hasattr(os, "fork") and threading.active_count() == 1
+                and not any(name in sys.modules for name in ("duckdb", "pyarrow")))
 
     def run(self, jobs: list[IngestJob], spill_dir: str,
             ahead: int) -> Iterator[tuple[IngestJob, Outcome]]:
@@ -658,6 +682,27 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
     load_profile(profile).with_options(list(options))  # a bad profile or option stops the run before any work
     files = expand_paths(paths)
     summary = IngestSummary(db, files=len(files))
+    # The workers are forked first, before DuckDB and Arrow are loaded here: they start at once, sharing what this
+    # process imported (the parse, the engine and its ranking tables), while this process opens the database.
+    # A run whose files turn out to be stored already (or fewer than the workers) leaves them idle.
+    pool: WorkerPool[FileRows | FileFailure] | None = None
+    if usable_workers(workers, len(files)) > 1 and WorkerPool.can_fork():
+        from audit.dialects.house import house_line_parser
+
+        house_line_parser()  # the house format's tables, loaded once for every worker
+        pool = WorkerPool(usable_workers(workers, len(files)), run_job, fork=True)
+    try:
+        _open_and_run(db, files, profile, options, workers, progress, tell, summary, max_stream, pool)
+    finally:
+        if pool is not None:
+            pool.close()
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _open_and_run(db: str, files: list[str], profile: str, options: tuple[tuple[str, str], ...], workers: int,
+                  progress: Callable[[IngestProgress], None] | None, tell: Tell | None, summary: IngestSummary,
+                  max_stream: int, pool: WorkerPool[FileRows | FileFailure] | None) -> None:
     # One DuckDB thread: the audit (this process or the workers) has the cores, and DuckDB's own threads only
     # add their overhead (bench/ingest.py, 100,000 hands, 2 workers: 36.7 -> 34.3 CPU s; 20,000 hands in this
     # process: 4.6 -> 4.2 CPU s, and no slower by the clock).
@@ -669,16 +714,17 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
     with store:
         scratch = tempfile.mkdtemp(prefix="audit-ingest-")
         try:
-            _run(store, files, profile, options, workers, progress, tell or _silent, summary, scratch, max_stream)
+            _run(store, files, profile, options, workers, progress, tell or _silent, summary, scratch, max_stream,
+                 pool)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)  # this run's own folder: spooled input, worker rows
-    summary.seconds = time.perf_counter() - start
-    return summary
 
 
 def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str, str], ...], workers: int,
          progress: Callable[[IngestProgress], None] | None, tell: Tell, summary: IngestSummary,
-         scratch: str, max_stream: int = MAX_STREAM) -> None:
+         scratch: str, max_stream: int = MAX_STREAM, forked: WorkerPool[FileRows | FileFailure] | None = None) -> None:
+    """The run with its database open; ``forked``: workers started already (at least as many as needed), which
+    the caller stops."""
     jobs = plan_jobs(files, store.known_files(), profile, options, summary, spool_dir=scratch,
                      max_stream=max_stream)
     for failure in summary.failed:
@@ -705,6 +751,8 @@ def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str,
     try:
         if count <= 1:
             results = _in_process(store, jobs, on_bytes, on_hands, state)
+        elif forked is not None:
+            results = _written(store, jobs, forked.run(jobs, scratch, ahead=2 * count))
         else:
             pool = WorkerPool(count, run_job)
             results = _written(store, jobs, pool.run(jobs, scratch, ahead=2 * count))
