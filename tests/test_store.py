@@ -287,6 +287,20 @@ def test_started_at_parsing() -> None:
     assert parse_started_at("2026/13/45 99:00:00") is None
     assert parse_started_at("yesterday") is None
     assert parse_started_at("") is None
+    # the house format's fixed layout is read without the pattern: the same values as the pattern gives
+    from audit.store.rows import _STARTED
+
+    def by_pattern(text: str) -> dt.datetime | None:
+        m = _STARTED.search(text)
+        try:
+            return None if m is None else dt.datetime(*(int(g) for g in m.groups(default="0")))
+        except ValueError:
+            return None
+
+    for text in ("2026/12/01 22:14:48", "2026/02/30 10:00:00", "2026/12/01 24:00:00", "0000/01/01 00:00:00",
+                 "2026/1２/01 22:14:48", "2026/12/01 22:14:4²", "2026/12/01-22:14:48", "2026-12-01 22:14:48",
+                 "2026/12/01 2:14:48 ", "2026/12/0122:14:48x", "२०२६/१२/०१ २२:१४:४८"):
+        assert parse_started_at(text) == by_pattern(text), text
 
 
 # ---------------------------------------------------------------------------------------------- atomicity

@@ -59,6 +59,16 @@ def parse_started_at(text: str | None) -> dt.datetime | None:
     the text holds no readable date and time."""
     if not text:
         return None
+    if (len(text) == 19 and text[4] == "/" and text[7] == "/" and text[10] == " " and text[13] == ":"
+            and text[16] == ":" and (text[0:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16]
+                                     + text[17:19]).isdecimal()):
+        # the house format's "2026/12/01 22:14:48" (nearly every hand), read without the pattern: the same
+        # fields the pattern finds in it (``isdecimal``: the digits ``\d`` matches)
+        try:
+            return dt.datetime(int(text[0:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]),
+                               int(text[14:16]), int(text[17:19]))
+        except ValueError:
+            return None
     m = _STARTED.search(text)
     if m is None:
         return None
