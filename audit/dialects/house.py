@@ -34,12 +34,7 @@ __all__ = ["GRAMMAR", "LineError", "LineParser", "MAX_NUMBER_DIGITS", "TABLES", 
            "house_line_parser", "parse_house_block", "stored_tables"]
 
 
-_int: Final = read_amount
-_seat_int: Final = read_seat
-
-
 _INT: Final = re.compile(r"\d+")
-_cards_inside: Final = cards_inside
 
 
 _POST_KIND: Final = {"the ante": "ante", "small blind": "small", "big blind": "big", "over blind": "over",
@@ -104,27 +99,34 @@ def _took(took: str | None) -> float | None:
 
 
 def _b_hand_line(m: re.Match[str], line: int) -> tuple[int, str, str]:
+    hand_id: str
+    date: str
     hand_id, date = m.groups()
     return line, hand_id, " ".join(date.split())
 
 
 def _b_table_line(m: re.Match[str], line: int) -> tuple[str, int]:
     table, button = m.groups()
-    return table, _seat_int(button)
+    return table, read_seat(button)
 
 
 def _b_seat_line(m: re.Match[str], line: int) -> tuple[Seat, bool]:
+    seat: str
+    name: str
+    n: str
+    unit: str
+    out: str | None
     seat, name, n, unit, out = m.groups()
-    return _new(Seat, (line, _seat_int(seat), name, _int(n), out is not None)), unit != "in chips"
+    return _new(Seat, (line, read_seat(seat), name, read_amount(n), out is not None)), unit != "in chips"
 
 
 def _b_carried(m: re.Match[str], line: int) -> tuple[int, int]:
-    return line, _int(_line_text(m).split(":", 1)[1])
+    return line, read_amount(_line_text(m).split(":", 1)[1])
 
 
 def _b_post(m: re.Match[str], line: int) -> Post:
     name, kind, n, allin = m.groups()
-    return _new(Post, (line, name, _POST_KIND[kind], _int(n), allin is not None))
+    return _new(Post, (line, name, _POST_KIND[kind], read_amount(n), allin is not None))
 
 
 def _b_noplay(m: re.Match[str], line: int) -> NoPlay:
@@ -141,12 +143,19 @@ def _b_deck(m: re.Match[str], line: int) -> DeckLine:
 
 
 def _b_dealt(m: re.Match[str], line: int) -> Dealt:
+    name: str
+    cards: str
     name, cards, _ = m.groups()
-    # ``cards``: one bracket, or two with spaces between (the pattern allows no ']' inside a bracket)
+    return _dealt(line, name, cards)
+
+
+def _dealt(line: int, name: str, cards: str) -> Dealt:
+    """``Dealt to <name> <cards>``: ``cards`` is one bracket, or two with spaces between (the pattern allows no
+    ']' inside a bracket)."""
     close = cards.find("]")
-    first = _cards_inside(cards[1:close])
+    first = cards_inside(cards[1:close])
     second = cards.find("[", close)
-    groups = (first,) if second < 0 else (first, _cards_inside(cards[second + 1:-1]))
+    groups = (first,) if second < 0 else (first, cards_inside(cards[second + 1:-1]))
     return _new(Dealt, (line, name, groups))
 
 
@@ -158,9 +167,9 @@ def _b_act(m: re.Match[str], line: int) -> Action:
     if plain is not None:
         return _new(Action, (line, name, _VERBS[plain], 0, 0, allin, timed, secs))
     if verb is not None:
-        amount = _int(n)
+        amount = read_amount(n)
         return _new(Action, (line, name, _VERBS[verb], amount, amount if verb == "bets" else 0, allin, timed, secs))
-    return _new(Action, (line, name, "raise", _int(inc), _int(to), allin, timed, secs))
+    return _new(Action, (line, name, "raise", read_amount(inc), read_amount(to), allin, timed, secs))
 
 
 def _b_parole(m: re.Match[str], line: int) -> Parole:
@@ -169,8 +178,12 @@ def _b_parole(m: re.Match[str], line: int) -> Parole:
 
 
 def _b_discards(m: re.Match[str], line: int) -> Discard:
+    name: str
+    n: str
+    cards: str | None
+    took: str | None
     name, n, cards, took, _ = m.groups()
-    return _new(Discard, (line, name, _int(n), split_cards(cards) if cards else None, _took(took)))
+    return _new(Discard, (line, name, read_amount(n), split_cards(cards) if cards else None, _took(took)))
 
 
 def _b_stands_pat(m: re.Match[str], line: int) -> StandPat:
@@ -183,6 +196,9 @@ def _b_reshuffles(m: re.Match[str], line: int) -> Reshuffle:
 
 
 def _b_shows(m: re.Match[str], line: int) -> Show:
+    name: str
+    cards: str
+    desc: str | None
     name, cards, desc = m.groups()
     return _new(Show, (line, name, split_cards(cards), desc))
 
@@ -201,12 +217,12 @@ def _b_collected(m: re.Match[str], line: int) -> Collect:
         pot = "parole"
     else:
         pot = "side-" + where.rsplit("-", 1)[1]
-    return _new(Collect, (line, name, _int(n), pot))
+    return _new(Collect, (line, name, read_amount(n), pot))
 
 
 def _b_uncalled(m: re.Match[str], line: int) -> Uncalled:
     n, name = m.groups()
-    return _new(Uncalled, (line, name, _int(n)))
+    return _new(Uncalled, (line, name, read_amount(n)))
 
 
 def _b_event(m: re.Match[str], line: int) -> Event:
@@ -221,12 +237,12 @@ def _b_said(m: re.Match[str], line: int) -> Event:
 
 def _b_scores(m: re.Match[str], line: int) -> Score:
     name, n = m.groups()
-    return _new(Score, (line, name, _int(n)))
+    return _new(Score, (line, name, read_amount(n)))
 
 
 def _b_total(m: re.Match[str], line: int) -> SummaryTotal:
     nums = _INT.findall(m.group())
-    return _new(SummaryTotal, (line, _int(nums[0]), _int(nums[1])))
+    return _new(SummaryTotal, (line, read_amount(nums[0]), read_amount(nums[1])))
 
 
 def _b_session(m: re.Match[str], line: int) -> SessionLine:
@@ -248,7 +264,7 @@ def _b_cards(m: re.Match[str], line: int) -> CardsLine:
 
 def _b_standing(m: re.Match[str], line: int) -> Standing:
     place, name, n = m.groups()
-    return _new(Standing, (line, _int(place), name, _int(n)))
+    return _new(Standing, (line, read_amount(place), name, read_amount(n)))
 
 
 def _build_hand(c: list[Any], file: str) -> Hand:
@@ -445,6 +461,140 @@ def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) ->
     return -1, None
 
 
+# ---- lines read before, and the lines that never repeat --------------------------------------------------------
+# Most lines of a log repeat (players fold, check, call and post the same amounts, the street lines are the same
+# in every hand): a parser remembers, per line text, the terminal and the value it built, less the line number,
+# and a line read before is rebuilt from that with its own line number (no pattern matched, no groups read).
+# Only lines whose value follows from their text alone are remembered, and only after their value was built: a
+# line that does not read, or holds a number too large, is read afresh every time (its error is made again).
+# The deals, draws and shows (their cards) hardly ever repeat: their usual shapes are read by slicing
+# (``_quick_line``), anything else by their pattern.
+
+_MEMO_SIZE: Final = 4096
+"""The most lines (and names) a parser remembers; past that it forgets them all and starts again (a log of any
+size takes the same memory)."""
+
+_MEMO_KINDS: Final = frozenset([
+    T_TABLE_LINE, T_SEAT_LINE, T_CARRIED, T_MARKER, T_UNCALLED, T_TOTAL, T_POST, T_NOPLAY, T_ACT, T_PAROLE,
+    T_STANDS_PAT, T_MUCKS, T_COLLECTED, T_EVENT, T_SAID, T_SCORES])
+"""The terminals whose lines are remembered: their value is the line number and what the text says (the seat
+line's a seat and whether it counts points; the table line's has no line number)."""
+
+M_TUPLE: Final = 0  # a model tuple (or the carried pot's pair) whose first field is the line
+M_SAME: Final = 1  # the value as it is (the table line's: no line number)
+M_SEAT: Final = 2  # a seat line's (Seat, counts points)
+
+
+class _Seen:
+    """A line read before: its terminal, how its value is rebuilt, the value's type and its fields after the line
+    number (``M_SAME``: the value itself)."""
+
+    def __init__(self, kind: int, how: int, cls: type, tail: tuple[Any, ...], points: bool) -> None:
+        self.kind = kind
+        self.how = how
+        self.cls = cls
+        self.tail = tail
+        self.points = points
+
+    def value(self, line: int) -> object:
+        """The value the line would be built into at file line ``line``."""
+        if self.how == M_TUPLE:
+            return _new(self.cls, (line,) + self.tail)
+        if self.how == M_SEAT:
+            return _new(Seat, (line,) + self.tail), self.points
+        return self.tail
+
+
+def _seen(kind: int, value: object) -> _Seen:
+    """What to remember of a line of terminal ``kind`` (one of ``_MEMO_KINDS``) built into ``value``."""
+    if kind == T_TABLE_LINE:
+        return _Seen(kind, M_SAME, tuple, cast(tuple[Any, ...], value), False)
+    if kind == T_SEAT_LINE:
+        seat, points = cast(tuple[Seat, bool], value)
+        return _Seen(kind, M_SEAT, Seat, seat[1:], points)
+    row = cast(tuple[Any, ...], value)
+    return _Seen(kind, M_TUPLE, type(row), row[1:], False)
+
+
+_NAME: Final = re.compile(r"[\w\-.']+")
+
+# The patterns ``_quick_line`` reads the usual shapes of (a grammar whose patterns differ is only matched).
+_QUICK_PATTERNS: Final = {
+    "DEALT": "Dealt to +(?P<name>[\\w\\-.']+) *(?P<cards>\\[[^\\]\n]*\\]( *\\[[^\\]\n]*\\])?) *\n",
+    "DISCARDS": "(?P<name>[\\w\\-.']+): discards +(?P<n>\\d+) cards?(?: +(?P<cards>\\[[^\\]\n]*\\]))?"
+                "(?: \\(took (?P<took>\\d+(\\.\\d+)?)s\\))? *\n",
+    "SHOWS": "(?P<name>[\\w\\-.']+): shows +(?P<cards>\\[[^\\]\n]*\\])(?: +\\((?P<desc>[^\n]*)\\))? *\n",
+}
+
+
+def _plain_name(name: str, names: dict[str, bool]) -> bool:
+    """Whether ``name`` is a player's name (the patterns' ``[\\w\\-.']+``) that cannot be read as the first word
+    of another line (``Session:``, a standings line's ``12:`` …), so that a line led by it is the line its next
+    words say; remembered in ``names``."""
+    known = names.get(name)
+    if known is None:
+        known = (_NAME.fullmatch(name) is not None and not name.isdigit() and name not in _BY_FIRST_WORD
+                 and name + ":" not in _BY_FIRST_WORD)
+        if len(names) >= _MEMO_SIZE:
+            names.clear()
+        names[name] = known
+    return known
+
+
+def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, object]:
+    """The terminal and value of the line ``key`` (its newline included) when it has one of these shapes, with
+    single spaces and a name that ``_plain_name`` passes: ``Dealt to <name> [..]``, ``Dealt to <name> [..] [..]``,
+    ``<name>: discards <n> card(s)`` with or without ``[..]``, ``<name>: shows [..]`` with or without ``(..)``;
+    else ``(-1, None)``. Exactly the terminal and value their patterns and builders give such a line (a test
+    holds the two ways to it)."""
+    stop = len(key) - 1  # the newline
+    if stop < 1 or key[stop] != "\n":
+        return -1, None
+    if key.startswith("Dealt to "):
+        b = key.find(" [", 9)
+        if b <= 9 or not _plain_name(key[9:b], names):
+            return -1, None
+        close = key.find("]", b + 2)
+        if close < 0:
+            return -1, None
+        if close != stop - 1 and (not key.startswith(" [", close + 1) or key.find("]", close + 3) != stop - 1):
+            return -1, None
+        return T_DEALT, _dealt(line, key[9:b], key[b + 1:stop])
+    colon = key.find(": ")
+    if colon <= 0:
+        return -1, None
+    if key.startswith("shows [", colon + 2):
+        close = key.find("]", colon + 9)
+        if close < 0 or not _plain_name(key[:colon], names):
+            return -1, None
+        after = close + 1
+        desc: str | None = None
+        if after != stop:
+            if after + 3 > stop or not key.startswith(" (", after) or key[stop - 1] != ")":
+                return -1, None
+            desc = key[after + 2:stop - 1]
+        return T_SHOWS, _new(Show, (line, key[:colon], split_cards(key[colon + 8:after]), desc))
+    if key.startswith("discards ", colon + 2):
+        at = colon + 11
+        end = key.find(" card", at)
+        if end <= at or end - at > 15 or not _plain_name(key[:colon], names):
+            return -1, None
+        n = key[at:end]
+        if not n.isdigit() or not n.isascii():
+            return -1, None
+        after = end + 5
+        if key.startswith("s", after):
+            after += 1
+        cards: str | None = None
+        if after != stop:
+            if not key.startswith(" [", after) or key.find("]", after + 2) != stop - 1:
+                return -1, None
+            cards = key[after + 1:stop]
+        return T_DISCARDS, _new(Discard, (line, key[:colon], read_amount(n), split_cards(cards) if cards else None,
+                                          None))
+    return -1, None
+
+
 def _token_value(kind: int, m: re.Match[str], line: int) -> object:
     """The value a shifted line leaves on the stack: its model object (most frequent lines first)."""
     if kind == T_DEALT:
@@ -563,6 +713,12 @@ class LineParser:
             self.gotos[state * nn + nonterminal] = target
         self.start_states: dict[str, int] = dict(tables["start_states"])
         self.end_states: dict[str, int] = dict(tables["end_states"])
+        # the lines read before (text, newline included → what was read), the names checked, and whether the
+        # grammar's patterns are the ones ``_quick_line`` reads the usual shapes of
+        self.memo: dict[str, _Seen] = {}
+        self.names: dict[str, bool] = {}
+        self.quick: bool = all(name in by_name and by_name[name].pattern == pattern
+                               for name, pattern in _QUICK_PATTERNS.items())
 
     def parse(self, text: str, start: str, numbers: list[int], file: str) -> object:
         """The model object for ``text`` (lines each ending in a newline; ``numbers``: their file lines);
@@ -575,35 +731,61 @@ class LineParser:
         rule_origin = self.rule_origin
         nt = self.nt
         nn = self.nn
+        memo = self.memo
+        names = self.names
+        quick = self.quick
         end_state = self.end_states[start]
         stack: list[int] = [self.start_states[start]]
         values: list[object] = []
         pos = 0
         line_no = 0
         end = len(text)
+        count = len(numbers)  # (a line past them has no number: read as before, it fails as before)
         m: re.Match[str] | None = None
+        key = ""
+        ready: object = None  # the line's value when it was made before the line is shifted (remembered, quick)
         while True:
             if pos < end:
                 line_no += 1
                 nl = text.find("\n", pos)
                 if nl < 0:
                     nl = end
-                kind, m = _fast_line(text, pos, nl, patterns)
-                if kind < 0:
-                    name, _, m, _ = _classify(text, pos, end, line_no, self.patterns_by_name)
-                    kind = _TERMINAL_CODE[name]
+                key = text[pos:nl + 1]
+                seen = memo.get(key) if line_no <= count else None
+                if seen is not None:
+                    kind = seen.kind
+                    ready = seen.value(numbers[line_no - 1])
+                else:
+                    kind = -1
+                    if quick and line_no <= count:
+                        kind, ready = _quick_line(key, numbers[line_no - 1], names)
+                    if kind < 0:
+                        ready = None
+                        kind, m = _fast_line(text, pos, nl, patterns)
+                        if kind < 0:
+                            name, _, m, _ = _classify(text, pos, end, line_no, self.patterns_by_name)
+                            kind = _TERMINAL_CODE[name]
                 pos = nl + 1
             else:
                 kind = T_END
+                ready = None
             while True:
                 action = actions[stack[-1] * nt + kind]
                 if action > 0:
                     stack.append(action - 1)
+                    if ready is not None:
+                        values.append(ready)
+                        break
                     assert m is not None
                     try:
-                        values.append(_token_value(kind, m, numbers[line_no - 1]))
+                        value = _token_value(kind, m, numbers[line_no - 1])
                     except NumberTooLarge as big:
                         raise LineError(line_no, _column_of(m, big.digits), big.what()) from None
+                    values.append(value)
+                    if kind in _MEMO_KINDS:
+                        if len(memo) >= _MEMO_SIZE:
+                            memo.clear()
+                        memo[key] = _seen(kind, value)
                     break
                 if action == 0:
                     raise _Misplaced(line_no, _TERMINALS[kind])
