@@ -518,12 +518,20 @@ def _seen(kind: int, value: object) -> _Seen:
 
 _NAME: Final = re.compile(r"[\w\-.']+")
 
-# The patterns ``_quick_line`` reads the usual shapes of (a grammar whose patterns differ is only matched).
+# The patterns whose usual shapes ``_quick_line`` reads (a grammar whose patterns differ: every line is matched).
 _QUICK_PATTERNS: Final = {
+    "HAND_LINE": "Hand #(?P<id>\\S+) +- +(?P<date>\\d{4}\\/\\d{1,2}\\/\\d{1,2} +\\d{1,2}:\\d\\d(?::\\d\\d)?) *\n",
+    "SEAT_LINE": "Seat (?P<seat>\\d+): +(?P<name>[\\w\\-.']+) +\\((?P<n>\\d+) (?P<unit>in chips|points?)\\)"
+                 "(?P<out> is sitting out)? *\n",
     "DEALT": "Dealt to +(?P<name>[\\w\\-.']+) *(?P<cards>\\[[^\\]\n]*\\]( *\\[[^\\]\n]*\\])?) *\n",
+    "ACT": "(?P<name>[\\w\\-.']+): (?:(?P<plain>folds|checks)|(?P<verb>calls|bets) +(?P<n>\\d+)"
+           "|raises +(?P<inc>\\d+) +to +(?P<to>\\d+))(?P<allin> and is all-in)?(?P<timedout> \\(timed out\\))?"
+           "(?: \\(took (?P<took>\\d+(?:\\.\\d+)?)s\\))? *\n",
     "DISCARDS": "(?P<name>[\\w\\-.']+): discards +(?P<n>\\d+) cards?(?: +(?P<cards>\\[[^\\]\n]*\\]))?"
                 "(?: \\(took (?P<took>\\d+(\\.\\d+)?)s\\))? *\n",
     "SHOWS": "(?P<name>[\\w\\-.']+): shows +(?P<cards>\\[[^\\]\n]*\\])(?: +\\((?P<desc>[^\n]*)\\))? *\n",
+    "COLLECTED": "(?P<name>[\\w\\-.']+) +collected +(?P<n>\\d+) +from "
+                 "+(?P<pot>pot \\(parole\\)|pot|main pot|side pot-\\d+) *\n",
 }
 
 
@@ -541,58 +549,177 @@ def _plain_name(name: str, names: dict[str, bool]) -> bool:
     return known
 
 
+def _digits(text: str, most: int) -> bool:
+    """Whether ``text`` is 1 to ``most`` ASCII digits (read by ``read_amount`` or ``read_seat`` without error
+    when ``most`` is 15 or 9)."""
+    if not text or len(text) > most:
+        return False
+    for c in text:
+        code = ord(c)
+        if code < 48 or code > 57:
+            return False
+    return True
+
+
+def _at(key: str, word: str, at: int) -> bool:
+    """Whether ``key`` holds ``word`` at ``at``."""
+    return key.find(word, at, at + len(word)) == at
+
+
 def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, object]:
-    """The terminal and value of the line ``key`` (its newline included) when it has one of these shapes, with
-    single spaces and a name that ``_plain_name`` passes: ``Dealt to <name> [..]``, ``Dealt to <name> [..] [..]``,
-    ``<name>: discards <n> card(s)`` with or without ``[..]``, ``<name>: shows [..]`` with or without ``(..)``;
-    else ``(-1, None)``. Exactly the terminal and value their patterns and builders give such a line (a test
-    holds the two ways to it)."""
+    """The terminal and value of the line ``key`` (its newline included) when it has one of the usual shapes,
+    with single spaces, digits 0-9 and a name that ``_plain_name`` passes: ``Hand #<id> - <yyyy/mm/dd hh:mm:ss>``,
+    ``Seat <n>: <name> (<n> in chips|points)`` (sitting out or not), ``Dealt to <name> [..]`` (or ``[..] [..]``),
+    ``<name>: folds|checks|calls <n>|bets <n>|raises <n> to <n>`` (all-in or not), ``<name>: discards <n>
+    card(s)`` (with or without ``[..]``), ``<name>: shows [..]`` (with or without ``(..)``), ``<name> collected
+    <n> from <pot>``; else ``(-1, None)``. Exactly the terminal and value their patterns and builders give such a
+    line (a test holds the two ways to it); any other line is read by its pattern."""
     stop = len(key) - 1  # the newline
     if stop < 1 or key[stop] != "\n":
         return -1, None
-    if key.startswith("Dealt to "):
+    first = key[0]
+    if first == "D" and key.startswith("Dealt to "):
         b = key.find(" [", 9)
         if b <= 9 or not _plain_name(key[9:b], names):
             return -1, None
         close = key.find("]", b + 2)
         if close < 0:
             return -1, None
-        if close != stop - 1 and (not key.startswith(" [", close + 1) or key.find("]", close + 3) != stop - 1):
+        if close != stop - 1 and (not _at(key, " [", close + 1) or key.find("]", close + 3) != stop - 1):
             return -1, None
         return T_DEALT, _dealt(line, key[9:b], key[b + 1:stop])
-    colon = key.find(": ")
-    if colon <= 0:
+    if first == "S" and key.startswith("Seat "):
+        return _quick_seat(key, stop, line, names)
+    if first == "H" and key.startswith("Hand #"):
+        return _quick_hand(key, stop, line)
+    sp = key.find(" ")
+    if sp <= 0:
         return -1, None
-    if key.startswith("shows [", colon + 2):
-        close = key.find("]", colon + 9)
-        if close < 0 or not _plain_name(key[:colon], names):
+    if key[sp - 1] != ":":
+        if not _at(key, " collected ", sp):
+            return -1, None
+        return _quick_collected(key, sp, stop, line, names)
+    verb = sp + 1
+    if _at(key, "shows [", verb):
+        close = key.find("]", verb + 7)
+        if close < 0 or not _plain_name(key[:sp - 1], names):
             return -1, None
         after = close + 1
         desc: str | None = None
         if after != stop:
-            if after + 3 > stop or not key.startswith(" (", after) or key[stop - 1] != ")":
+            if after + 3 > stop or not _at(key, " (", after) or key[stop - 1] != ")":
                 return -1, None
             desc = key[after + 2:stop - 1]
-        return T_SHOWS, _new(Show, (line, key[:colon], split_cards(key[colon + 8:after]), desc))
-    if key.startswith("discards ", colon + 2):
-        at = colon + 11
+        return T_SHOWS, _new(Show, (line, key[:sp - 1], split_cards(key[verb + 6:after]), desc))
+    if _at(key, "discards ", verb):
+        at = verb + 9
         end = key.find(" card", at)
-        if end <= at or end - at > 15 or not _plain_name(key[:colon], names):
-            return -1, None
-        n = key[at:end]
-        if not n.isdigit() or not n.isascii():
+        if end < 0 or not _digits(key[at:end], 15) or not _plain_name(key[:sp - 1], names):
             return -1, None
         after = end + 5
-        if key.startswith("s", after):
+        if _at(key, "s", after):
             after += 1
         cards: str | None = None
         if after != stop:
-            if not key.startswith(" [", after) or key.find("]", after + 2) != stop - 1:
+            if not _at(key, " [", after) or key.find("]", after + 2) != stop - 1:
                 return -1, None
             cards = key[after + 1:stop]
-        return T_DISCARDS, _new(Discard, (line, key[:colon], read_amount(n), split_cards(cards) if cards else None,
-                                          None))
-    return -1, None
+        return T_DISCARDS, _new(Discard, (line, key[:sp - 1], read_amount(key[at:end]),
+                                          split_cards(cards) if cards else None, None))
+    return _quick_act(key, sp, stop, line, names)
+
+
+def _quick_act(key: str, sp: int, stop: int, line: int, names: dict[str, bool]) -> tuple[int, object]:
+    """``_quick_line`` of ``<name>: <verb> ...`` (``sp``: the space after the colon) when it is a betting line."""
+    tail = key[sp + 1:stop]
+    allin = tail.endswith(" and is all-in")
+    if allin:
+        tail = tail[:-14]
+    if tail == "folds" or tail == "checks":
+        kind, amount, to = _VERBS[tail], 0, 0
+    elif tail.startswith("calls ") or tail.startswith("bets "):
+        space = tail.find(" ")
+        if not _digits(tail[space + 1:], 15):
+            return -1, None
+        kind = _VERBS[tail[:space]]
+        amount = read_amount(tail[space + 1:])
+        to = amount if kind == "bet" else 0
+    elif tail.startswith("raises "):
+        middle = tail.find(" to ", 7)
+        if middle < 0 or not _digits(tail[7:middle], 15) or not _digits(tail[middle + 4:], 15):
+            return -1, None
+        kind, amount, to = "raise", read_amount(tail[7:middle]), read_amount(tail[middle + 4:])
+    else:
+        return -1, None
+    if not _plain_name(key[:sp - 1], names):
+        return -1, None
+    return T_ACT, _new(Action, (line, key[:sp - 1], kind, amount, to, allin, False, None))
+
+
+def _quick_seat(key: str, stop: int, line: int, names: dict[str, bool]) -> tuple[int, object]:
+    """``_quick_line`` of a line starting ``Seat ``."""
+    colon = key.find(": ", 5)
+    if colon < 0 or not _digits(key[5:colon], 9):
+        return -1, None
+    opening = key.find(" (", colon + 2)
+    if opening < 0 or not _plain_name(key[colon + 2:opening], names):
+        return -1, None
+    space = key.find(" ", opening + 2)
+    if space < 0 or not _digits(key[opening + 2:space], 15):
+        return -1, None
+    close = key.find(")", space)
+    if close < 0:
+        return -1, None
+    unit = key[space + 1:close]
+    if unit != "in chips" and unit != "points" and unit != "point":
+        return -1, None
+    if close + 1 == stop:
+        out = False
+    elif close + 16 == stop and _at(key, " is sitting out", close + 1):
+        out = True
+    else:
+        return -1, None
+    seat = _new(Seat, (line, read_seat(key[5:colon]), key[colon + 2:opening],
+                       read_amount(key[opening + 2:space]), out))
+    return T_SEAT_LINE, (seat, unit != "in chips")
+
+
+def _quick_hand(key: str, stop: int, line: int) -> tuple[int, object]:
+    """``_quick_line`` of a line starting ``Hand #``: ``Hand #<id> - yyyy/mm/dd hh:mm:ss`` only."""
+    dash = key.find(" - ", 6)
+    if dash <= 6 or stop - dash != 22:
+        return -1, None
+    hand_id = key[6:dash]
+    if len(hand_id.split()) != 1 or hand_id.split()[0] != hand_id:  # (no whitespace of any kind)
+        return -1, None
+    date = key[dash + 3:stop]
+    if (date[4] != "/" or date[7] != "/" or date[10] != " " or date[13] != ":" or date[16] != ":"
+            or not _digits(date[:4], 4) or not _digits(date[5:7], 2) or not _digits(date[8:10], 2)
+            or not _digits(date[11:13], 2) or not _digits(date[14:16], 2) or not _digits(date[17:], 2)):
+        return -1, None
+    return T_HAND_LINE, (line, hand_id, date)
+
+
+def _quick_collected(key: str, sp: int, stop: int, line: int, names: dict[str, bool]) -> tuple[int, object]:
+    """``_quick_line`` of ``<name> collected <n> from <pot>`` (``sp``: the space after the name)."""
+    at = sp + 11
+    end = key.find(" from ", at)
+    if end < 0 or not _digits(key[at:end], 15):
+        return -1, None
+    where = key[end + 6:stop]
+    if where == "pot":
+        pot = "pot"
+    elif where == "main pot":
+        pot = "main"
+    elif where == "pot (parole)":
+        pot = "parole"
+    elif where.startswith("side pot-") and _digits(where[9:], 100):
+        pot = "side-" + where[9:]
+    else:
+        return -1, None
+    if not _plain_name(key[:sp], names):
+        return -1, None
+    return T_COLLECTED, _new(Collect, (line, key[:sp], read_amount(key[at:end]), pot))
 
 
 def _token_value(kind: int, m: re.Match[str], line: int) -> object:
@@ -743,6 +870,7 @@ class LineParser:
         count = len(numbers)  # (a line past them has no number: read as before, it fails as before)
         m: re.Match[str] | None = None
         key = ""
+        fresh = False  # the line was not remembered
         ready: object = None  # the line's value when it was made before the line is shifted (remembered, quick)
         while True:
             if pos < end:
@@ -752,6 +880,7 @@ class LineParser:
                     nl = end
                 key = text[pos:nl + 1]
                 seen = memo.get(key) if line_no <= count else None
+                fresh = seen is None
                 if seen is not None:
                     kind = seen.kind
                     ready = seen.value(numbers[line_no - 1])
@@ -774,15 +903,15 @@ class LineParser:
                 if action > 0:
                     stack.append(action - 1)
                     if ready is not None:
-                        values.append(ready)
-                        break
-                    assert m is not None
-                    try:
-                        value = _token_value(kind, m, numbers[line_no - 1])
-                    except NumberTooLarge as big:
-                        raise LineError(line_no, _column_of(m, big.digits), big.what()) from None
+                        value = ready
+                    else:
+                        assert m is not None
+                        try:
+                            value = _token_value(kind, m, numbers[line_no - 1])
+                        except NumberTooLarge as big:
+                            raise LineError(line_no, _column_of(m, big.digits), big.what()) from None
                     values.append(value)
-                    if kind in _MEMO_KINDS:
+                    if fresh and kind in _MEMO_KINDS:
                         if len(memo) >= _MEMO_SIZE:
                             memo.clear()
                         memo[key] = _seen(kind, value)
