@@ -549,16 +549,18 @@ def _plain_name(name: str, names: dict[str, bool]) -> bool:
     return known
 
 
-def _digits(text: str, most: int) -> bool:
-    """Whether ``text`` is 1 to ``most`` ASCII digits (read by ``read_amount`` or ``read_seat`` without error
-    when ``most`` is 15 or 9)."""
-    if not text or len(text) > most:
-        return False
-    for c in text:
-        code = ord(c)
+def _number(key: str, start: int, end: int, most: int) -> int:
+    """The number ``key[start:end]`` when it is 1 to ``most`` ASCII digits, else -1 (what ``read_amount`` and
+    ``read_seat`` read from such digits: ``most`` is at most 15, the digits of ``MAX_AMOUNT``)."""
+    if end <= start or end - start > most:
+        return -1
+    value = 0
+    for i in range(start, end):
+        code = ord(key[i])
         if code < 48 or code > 57:
-            return False
-    return True
+            return -1
+        value = value * 10 + code - 48
+    return value
 
 
 def _at(key: str, word: str, at: int) -> bool:
@@ -580,14 +582,20 @@ def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, objec
     first = key[0]
     if first == "D" and key.startswith("Dealt to "):
         b = key.find(" [", 9)
-        if b <= 9 or not _plain_name(key[9:b], names):
+        if b <= 9:
             return -1, None
         close = key.find("]", b + 2)
         if close < 0:
             return -1, None
         if close != stop - 1 and (not _at(key, " [", close + 1) or key.find("]", close + 3) != stop - 1):
             return -1, None
-        return T_DEALT, _dealt(line, key[9:b], key[b + 1:stop])
+        name = key[9:b]
+        if not _plain_name(name, names):
+            return -1, None
+        # (what ``_dealt`` reads from the brackets ``key[b + 1:stop]``)
+        kept = cards_inside(key[b + 2:close])
+        groups = (kept,) if close == stop - 1 else (kept, cards_inside(key[close + 3:stop - 1]))
+        return T_DEALT, _new(Dealt, (line, name, groups))
     if first == "S" and key.startswith("Seat "):
         return _quick_seat(key, stop, line, names)
     if first == "H" and key.startswith("Hand #"):
@@ -600,9 +608,10 @@ def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, objec
             return -1, None
         return _quick_collected(key, sp, stop, line, names)
     verb = sp + 1
-    if _at(key, "shows [", verb):
+    c = key[verb]
+    if c == "s" and _at(key, "shows [", verb):
         close = key.find("]", verb + 7)
-        if close < 0 or not _plain_name(key[:sp - 1], names):
+        if close < 0:
             return -1, None
         after = close + 1
         desc: str | None = None
@@ -610,62 +619,74 @@ def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, objec
             if after + 3 > stop or not _at(key, " (", after) or key[stop - 1] != ")":
                 return -1, None
             desc = key[after + 2:stop - 1]
-        return T_SHOWS, _new(Show, (line, key[:sp - 1], split_cards(key[verb + 6:after]), desc))
-    if _at(key, "discards ", verb):
+        name = key[:sp - 1]
+        if not _plain_name(name, names):
+            return -1, None
+        return T_SHOWS, _new(Show, (line, name, cards_inside(key[verb + 7:close]), desc))
+    if c == "d" and _at(key, "discards ", verb):
         at = verb + 9
         end = key.find(" card", at)
-        if end < 0 or not _digits(key[at:end], 15) or not _plain_name(key[:sp - 1], names):
+        count = _number(key, at, end, 15)
+        if count < 0:
             return -1, None
         after = end + 5
-        if _at(key, "s", after):
+        if key[after] == "s":
             after += 1
-        cards: str | None = None
+        cards: tuple[str, ...] | None = None
         if after != stop:
             if not _at(key, " [", after) or key.find("]", after + 2) != stop - 1:
                 return -1, None
-            cards = key[after + 1:stop]
-        return T_DISCARDS, _new(Discard, (line, key[:sp - 1], read_amount(key[at:end]),
-                                          split_cards(cards) if cards else None, None))
+            cards = cards_inside(key[after + 2:stop - 1])
+        name = key[:sp - 1]
+        if not _plain_name(name, names):
+            return -1, None
+        return T_DISCARDS, _new(Discard, (line, name, count, cards, None))
     return _quick_act(key, sp, stop, line, names)
 
 
 def _quick_act(key: str, sp: int, stop: int, line: int, names: dict[str, bool]) -> tuple[int, object]:
     """``_quick_line`` of ``<name>: <verb> ...`` (``sp``: the space after the colon) when it is a betting line."""
-    tail = key[sp + 1:stop]
-    allin = tail.endswith(" and is all-in")
+    at = sp + 1
+    end = stop
+    allin = key.endswith(" and is all-in\n")
     if allin:
-        tail = tail[:-14]
-    if tail == "folds" or tail == "checks":
-        kind, amount, to = _VERBS[tail], 0, 0
-    elif tail.startswith("calls ") or tail.startswith("bets "):
-        space = tail.find(" ")
-        if not _digits(tail[space + 1:], 15):
-            return -1, None
-        kind = _VERBS[tail[:space]]
-        amount = read_amount(tail[space + 1:])
-        to = amount if kind == "bet" else 0
-    elif tail.startswith("raises "):
-        middle = tail.find(" to ", 7)
-        if middle < 0 or not _digits(tail[7:middle], 15) or not _digits(tail[middle + 4:], 15):
-            return -1, None
-        kind, amount, to = "raise", read_amount(tail[7:middle]), read_amount(tail[middle + 4:])
+        end = stop - 14
+    c = key[at]
+    to = 0
+    if c == "f" and end - at == 5 and _at(key, "folds", at):
+        kind, amount = "fold", 0
+    elif c == "c" and end - at == 6 and _at(key, "checks", at):
+        kind, amount = "check", 0
+    elif c == "c" and _at(key, "calls ", at):
+        kind, amount = "call", _number(key, at + 6, end, 15)
+    elif c == "b" and _at(key, "bets ", at):
+        kind, amount = "bet", _number(key, at + 5, end, 15)
+        to = amount
+    elif c == "r" and _at(key, "raises ", at):
+        middle = key.find(" to ", at + 7, end)
+        kind, amount, to = "raise", _number(key, at + 7, middle, 15), _number(key, middle + 4, end, 15)
     else:
         return -1, None
-    if not _plain_name(key[:sp - 1], names):
+    if amount < 0 or to < 0:
         return -1, None
-    return T_ACT, _new(Action, (line, key[:sp - 1], kind, amount, to, allin, False, None))
+    name = key[:sp - 1]
+    if not _plain_name(name, names):
+        return -1, None
+    return T_ACT, _new(Action, (line, name, kind, amount, to, allin, False, None))
 
 
 def _quick_seat(key: str, stop: int, line: int, names: dict[str, bool]) -> tuple[int, object]:
     """``_quick_line`` of a line starting ``Seat ``."""
     colon = key.find(": ", 5)
-    if colon < 0 or not _digits(key[5:colon], 9):
+    seat = _number(key, 5, colon, 9)
+    if seat < 0:
         return -1, None
     opening = key.find(" (", colon + 2)
-    if opening < 0 or not _plain_name(key[colon + 2:opening], names):
+    if opening < 0:
         return -1, None
     space = key.find(" ", opening + 2)
-    if space < 0 or not _digits(key[opening + 2:space], 15):
+    chips = _number(key, opening + 2, space, 15)
+    if chips < 0:
         return -1, None
     close = key.find(")", space)
     if close < 0:
@@ -679,9 +700,10 @@ def _quick_seat(key: str, stop: int, line: int, names: dict[str, bool]) -> tuple
         out = True
     else:
         return -1, None
-    seat = _new(Seat, (line, read_seat(key[5:colon]), key[colon + 2:opening],
-                       read_amount(key[opening + 2:space]), out))
-    return T_SEAT_LINE, (seat, unit != "in chips")
+    name = key[colon + 2:opening]
+    if not _plain_name(name, names):
+        return -1, None
+    return T_SEAT_LINE, (_new(Seat, (line, seat, name, chips, out)), unit != "in chips")
 
 
 def _quick_hand(key: str, stop: int, line: int) -> tuple[int, object]:
@@ -689,22 +711,25 @@ def _quick_hand(key: str, stop: int, line: int) -> tuple[int, object]:
     dash = key.find(" - ", 6)
     if dash <= 6 or stop - dash != 22:
         return -1, None
+    d = dash + 3  # the date: 19 characters
+    if (key[d + 4] != "/" or key[d + 7] != "/" or key[d + 10] != " " or key[d + 13] != ":" or key[d + 16] != ":"
+            or _number(key, d, d + 4, 4) < 0 or _number(key, d + 5, d + 7, 2) < 0
+            or _number(key, d + 8, d + 10, 2) < 0 or _number(key, d + 11, d + 13, 2) < 0
+            or _number(key, d + 14, d + 16, 2) < 0 or _number(key, d + 17, d + 19, 2) < 0):
+        return -1, None
     hand_id = key[6:dash]
-    if len(hand_id.split()) != 1 or hand_id.split()[0] != hand_id:  # (no whitespace of any kind)
+    words = hand_id.split()
+    if len(words) != 1 or words[0] != hand_id:  # (no whitespace of any kind)
         return -1, None
-    date = key[dash + 3:stop]
-    if (date[4] != "/" or date[7] != "/" or date[10] != " " or date[13] != ":" or date[16] != ":"
-            or not _digits(date[:4], 4) or not _digits(date[5:7], 2) or not _digits(date[8:10], 2)
-            or not _digits(date[11:13], 2) or not _digits(date[14:16], 2) or not _digits(date[17:], 2)):
-        return -1, None
-    return T_HAND_LINE, (line, hand_id, date)
+    return T_HAND_LINE, (line, hand_id, key[d:stop])
 
 
 def _quick_collected(key: str, sp: int, stop: int, line: int, names: dict[str, bool]) -> tuple[int, object]:
     """``_quick_line`` of ``<name> collected <n> from <pot>`` (``sp``: the space after the name)."""
     at = sp + 11
     end = key.find(" from ", at)
-    if end < 0 or not _digits(key[at:end], 15):
+    amount = _number(key, at, end, 15)
+    if amount < 0:
         return -1, None
     where = key[end + 6:stop]
     if where == "pot":
@@ -713,13 +738,14 @@ def _quick_collected(key: str, sp: int, stop: int, line: int, names: dict[str, b
         pot = "main"
     elif where == "pot (parole)":
         pot = "parole"
-    elif where.startswith("side pot-") and _digits(where[9:], 100):
+    elif where.startswith("side pot-") and _number(where, 9, len(where), 15) >= 0:
         pot = "side-" + where[9:]
     else:
         return -1, None
-    if not _plain_name(key[:sp], names):
+    name = key[:sp]
+    if not _plain_name(name, names):
         return -1, None
-    return T_COLLECTED, _new(Collect, (line, key[:sp], read_amount(key[at:end]), pot))
+    return T_COLLECTED, _new(Collect, (line, name, amount, pot))
 
 
 def _token_value(kind: int, m: re.Match[str], line: int) -> object:
