@@ -374,6 +374,10 @@ def _diagnose(line: str, patterns: list[re.Pattern[str]]) -> tuple[int, str]:
     return start + 1, f"cannot read this line from {word!r} on"
 
 
+class _Split(Exception):
+    """A block's line holding a newline (lines not cut by the reader): the block is read from its text."""
+
+
 class _Misplaced(Exception):
     """A readable line where the grammar allows no such line (``kind``: its terminal, or ``$END``)."""
 
@@ -569,20 +573,20 @@ def _at(key: str, word: str, at: int) -> bool:
 
 
 def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, object]:
-    """The terminal and value of the line ``key`` (its newline included) when it has one of the usual shapes,
+    """The terminal and value of the line ``key`` (without its newline) when it has one of the usual shapes,
     with single spaces, digits 0-9 and a name that ``_plain_name`` passes: ``Hand #<id> - <yyyy/mm/dd hh:mm:ss>``,
     ``Seat <n>: <name> (<n> in chips|points)`` (sitting out or not), ``Dealt to <name> [..]`` (or ``[..] [..]``),
     ``<name>: folds|checks|calls <n>|bets <n>|raises <n> to <n>`` (all-in or not), ``<name>: discards <n>
     card(s)`` (with or without ``[..]``), ``<name>: shows [..]`` (with or without ``(..)``), ``<name> collected
     <n> from <pot>``; else ``(-1, None)``. Exactly the terminal and value their patterns and builders give such a
     line (a test holds the two ways to it); any other line is read by its pattern."""
-    stop = len(key) - 1  # the newline
-    if stop < 1 or key[stop] != "\n":
+    stop = len(key)
+    if stop < 2:
         return -1, None
     first = key[0]
     if first == "D" and key.startswith("Dealt to "):
         b = key.find(" [", 9)
-        if b <= 9:
+        if b <= 9 or "\n" in key:
             return -1, None
         close = key.find("]", b + 2)
         if close < 0:
@@ -608,10 +612,12 @@ def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, objec
             return -1, None
         return _quick_collected(key, sp, stop, line, names)
     verb = sp + 1
+    if verb >= stop:
+        return -1, None
     c = key[verb]
     if c == "s" and _at(key, "shows [", verb):
         close = key.find("]", verb + 7)
-        if close < 0:
+        if close < 0 or "\n" in key:
             return -1, None
         after = close + 1
         desc: str | None = None
@@ -627,10 +633,10 @@ def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, objec
         at = verb + 9
         end = key.find(" card", at)
         count = _number(key, at, end, 15)
-        if count < 0:
+        if count < 0 or "\n" in key:
             return -1, None
         after = end + 5
-        if key[after] == "s":
+        if after < stop and key[after] == "s":
             after += 1
         cards: tuple[str, ...] | None = None
         if after != stop:
@@ -648,7 +654,7 @@ def _quick_act(key: str, sp: int, stop: int, line: int, names: dict[str, bool]) 
     """``_quick_line`` of ``<name>: <verb> ...`` (``sp``: the space after the colon) when it is a betting line."""
     at = sp + 1
     end = stop
-    allin = key.endswith(" and is all-in\n")
+    allin = key.endswith(" and is all-in")
     if allin:
         end = stop - 14
     c = key[at]
@@ -875,7 +881,18 @@ class LineParser:
 
     def parse(self, text: str, start: str, numbers: list[int], file: str) -> object:
         """The model object for ``text`` (lines each ending in a newline; ``numbers``: their file lines);
-        raises ``LineError`` for an unreadable line and ``_Misplaced`` for a line out of place."""
+        raises ``LineError`` for an unreadable line and ``_Misplaced`` for a line out of place. A last line
+        without its newline reads as no line does."""
+        lines = text.split("\n")
+        ended = lines[-1] == ""  # (the text ends with a newline, or is empty)
+        if ended:
+            lines.pop()
+        return self.parse_lines(lines, ended, start, numbers, file)
+
+    def parse_lines(self, lines: list[str], ended: bool, start: str, numbers: list[int], file: str) -> object:
+        """``parse`` of the text whose lines (without their newlines) are ``lines``, each followed by a newline
+        (``ended``) or all but the last. Raises ``_Split`` for a line holding a newline (the lines are not a
+        text's: ``parse`` reads the text they make)."""
         actions = self.actions
         gotos = self.gotos
         patterns = self.patterns
@@ -890,37 +907,40 @@ class LineParser:
         end_state = self.end_states[start]
         stack: list[int] = [self.start_states[start]]
         values: list[object] = []
-        pos = 0
         line_no = 0
-        end = len(text)
-        count = len(numbers)  # (a line past them has no number: read as before, it fails as before)
+        total = len(lines)
+        whole = total if ended else total - 1  # the lines followed by a newline
+        # (a line past ``numbers`` has no number: read by its pattern, it fails as it always did)
+        known = min(whole, len(numbers))
         m: re.Match[str] | None = None
         key = ""
         fresh = False  # the line was not remembered
         ready: object = None  # the line's value when it was made before the line is shifted (remembered, quick)
         while True:
-            if pos < end:
+            if line_no < total:
+                key = lines[line_no]
                 line_no += 1
-                nl = text.find("\n", pos)
-                if nl < 0:
-                    nl = end
-                key = text[pos:nl + 1]
-                seen = memo.get(key) if line_no <= count else None
+                seen = memo.get(key) if line_no <= known else None
                 fresh = seen is None
                 if seen is not None:
                     kind = seen.kind
                     ready = seen.value(numbers[line_no - 1])
                 else:
                     kind = -1
-                    if quick and line_no <= count:
+                    if quick and line_no <= known:
                         kind, ready = _quick_line(key, numbers[line_no - 1], names)
                     if kind < 0:
                         ready = None
-                        kind, m = _fast_line(text, pos, nl, patterns)
+                        if line_no <= whole:
+                            if "\n" in key:
+                                raise _Split()
+                            text = key + "\n"
+                        else:
+                            text = key
+                        kind, m = _fast_line(text, 0, len(key), patterns)
                         if kind < 0:
-                            name, _, m, _ = _classify(text, pos, end, line_no, self.patterns_by_name)
+                            name, _, m, _ = _classify(text, 0, len(text), line_no, self.patterns_by_name)
                             kind = _TERMINAL_CODE[name]
-                pos = nl + 1
             else:
                 kind = T_END
                 ready = None
@@ -1008,9 +1028,8 @@ _START: Final = {"house": "hand", "preamble": "preamble", "session_end": "sessio
 
 def parse_house_block(block: RawBlock) -> Block:
     """A house-format block → ``Hand`` / ``Preamble`` / ``SessionEnd``, or a ``ParseFailure``; never raises."""
-    text = block.text()
     if block.kind == "preamble":  # numbers the builder does not read: option values
-        long_number = LONG_NUMBER.search(text)
+        long_number = LONG_NUMBER.search(block.text())
         if long_number is not None:
             return long_number_failure(block, long_number)
     start = _START.get(block.kind)
@@ -1020,7 +1039,14 @@ def parse_house_block(block: RawBlock) -> Block:
         return too_long_failure(block)
     parser = house_line_parser()
     try:
-        result = parser.parse(text, start, block.numbers, block.file)
+        # the block's lines as the reader cut them (its text, ``block.text()``, read line by line: the same
+        # lines, unless a block made otherwise has none or one holding a newline)
+        try:
+            if not block.lines:
+                raise _Split()
+            result = parser.parse_lines(block.lines, True, start, block.numbers, block.file)
+        except _Split:
+            result = parser.parse(block.text(), start, block.numbers, block.file)
     except LineError as exc:
         return failure(block, exc.line, exc.column, exc.what)
     except _Misplaced as misplaced:
