@@ -39,6 +39,14 @@ def build_pots(contributions: Mapping[str, int], live: Iterable[str], seat_order
     they reached. ``dead``: chips that belong to no player's level (a carried pot, dead blinds): main pot.
     Chips above the last live level (possible only in a log that is wrong) go to the last pot.
     """
+    return [Pot(name, amount, eligible)
+            for name, amount, eligible in pot_levels(dict(contributions), list(live), list(seat_order), dead)]
+
+
+def pot_levels(contributions: dict[str, int], live: list[str], seat_order: list[str],
+               dead: int = 0) -> list[tuple[str, int, tuple[str, ...]]]:
+    """``build_pots`` as plain ``(name, amount, eligible)`` tuples, for the replay's hot path (no ``Pot`` to
+    build, the containers' types known to the compiled code)."""
     live_set = set(live)
     level_set: set[int] = set()
     for p in live_set:
@@ -50,7 +58,15 @@ def build_pots(contributions: Mapping[str, int], live: Iterable[str], seat_order
         for amount_in in contributions.values():
             total += amount_in
         eligible = tuple([p for p in seat_order if p in live_set])
-        return [Pot("pot", total, eligible)] if total or eligible else []
+        return [("pot", total, eligible)] if total or eligible else []
+    if len(level_set) == 1:  # one level (nobody all-in below it): one pot
+        level = level_set.pop()
+        total = dead
+        for amount_in in contributions.values():
+            if amount_in > 0:  # what the levels below would count: every positive contribution
+                total += amount_in
+        eligible = tuple([p for p in seat_order if p in live_set and contributions.get(p, 0) >= level])
+        return [("pot", total, eligible)]
     amounts: list[int] = []
     eligibles: list[tuple[str, ...]] = []
     previous = 0
@@ -71,8 +87,8 @@ def build_pots(contributions: Mapping[str, int], live: Iterable[str], seat_order
             amounts[-1] += amount_in - previous
     amounts[0] += dead
     if len(amounts) == 1:
-        return [Pot("pot", amounts[0], eligibles[0])]
-    return [Pot("main" if i == 0 else f"side-{i}", amounts[i], eligibles[i]) for i in range(len(amounts))]
+        return [("pot", amounts[0], eligibles[0])]
+    return [("main" if i == 0 else f"side-{i}", amounts[i], eligibles[i]) for i in range(len(amounts))]
 
 
 def odd_chip_order(seat_order: Sequence[str], button_index: int) -> list[str]:

@@ -10,12 +10,12 @@ from audit.engine.parole import (
 )
 from audit.engine.result import HandResult, PotResult
 from audit.engine.rounds import close_round, settle_uncalled
-from audit.engine.showdown import check_points, check_show_order, check_site_known_cards, pot_winners
+from audit.engine.showdown import check_points, check_show_order, check_site_known_cards, winners_among
 
 from audit.engine.state import HandState, dead_money, finding, gather, gather_all, note, note_all, record
 from audit.findings import Finding
 from audit.model import Collect, SummaryTotal, Uncalled
-from audit.pots import build_pots, odd_chip_order, split
+from audit.pots import odd_chip_order, pot_levels, split
 from audit.rules import Rule
 
 
@@ -75,7 +75,7 @@ def finish(st: HandState) -> HandResult:
         contributions_after[p] = amount - due.get(p, 0) - dead_posts.get(p, 0)
     folded = st.folded
     live = [p for p in st.order if p not in folded]
-    pots_built = build_pots(contributions_after, live, st.order, st.dead + dead_total) if not redeal else []
+    pots_built = pot_levels(contributions_after, live, st.order, st.dead + dead_total) if not redeal else []
     results: list[PotResult] = []
     should: dict[str, int] = dict(due)
     parole = st.parole_state == "accepted"
@@ -83,10 +83,10 @@ def finish(st: HandState) -> HandResult:
         odd_order = odd_chip_order(st.order, st.button_index)
         mucked = st.mucked
         showdown_players = [p for p in live if p not in mucked]
-        for pot in pots_built:
-            winners = pot_winners(st, pot, showdown_players, parole)
-            awards = split(pot.amount, winners, odd_order) if winners else {}
-            results.append(PotResult(name=pot.name, amount=pot.amount, eligible=list(pot.eligible),
+        for name, amount, eligible in pots_built:
+            winners = winners_among(st, eligible, showdown_players, parole)
+            awards = split(amount, winners, odd_order) if winners else {}
+            results.append(PotResult(name=name, amount=amount, eligible=list(eligible),
                                      winners=winners, awards=awards, collected={}))
     if parole and results:
         attribute_parole_collects(results, st.collected)

@@ -123,11 +123,17 @@ def best_hands(st: HandState, players: list[str]) -> list[str]:
 def pot_winners(st: HandState, pot: Pot, showdown_players: list[str], parole: bool) -> list[str]:
     """Who wins ``pot``: its only eligible player, every eligible player after an accepted parole, else the
     best hands among those who reached the show down."""
+    return winners_among(st, pot.eligible, showdown_players, parole)
+
+
+def winners_among(st: HandState, pot_eligible: tuple[str, ...], showdown_players: list[str],
+                  parole: bool) -> list[str]:
+    """``pot_winners`` for a pot given by its eligible players."""
     if parole:
-        return list(pot.eligible)
-    eligible = [p for p in pot.eligible if p in showdown_players]
-    if len(pot.eligible) == 1:
-        return list(pot.eligible)
+        return list(pot_eligible)
+    eligible = [p for p in pot_eligible if p in showdown_players]
+    if len(pot_eligible) == 1:
+        return list(pot_eligible)
     if not eligible:
         return []
     return best_hands(st, eligible)
