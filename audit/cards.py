@@ -314,6 +314,7 @@ class Ranking:
         plain_table = self._plain
         flush_table = self._flush
         plain_deciders = self._plain_decider
+        deciders = self.suit_tiebreak  # the deciding rank's card breaks ties by suit: only read then (``_suited``)
         flush_deciders = self._flush_decider
         for ia in range(nv):
             a = values[ia]
@@ -375,8 +376,9 @@ class Ranking:
                                     flush, flush_decider = plain, decider
                             plain_table[code] = plain
                             flush_table[code] = flush
-                            plain_deciders[code] = rank_char[decider] if decider else ""
-                            flush_deciders[code] = rank_char[flush_decider] if flush_decider else ""
+                            if deciders:
+                                plain_deciders[code] = rank_char[decider] if decider else ""
+                                flush_deciders[code] = rank_char[flush_decider] if flush_decider else ""
 
     # -- evaluation ---------------------------------------------------------------------------------------
 

@@ -294,6 +294,10 @@ def judge_pot(st: HandState, r: PotResult) -> list[Finding] | None:
     for amount in got.values():
         total += amount
     payable = r["amount"] - r.get("rake", 0)
+    if total == payable and got == awards:  # paid as it should be: only who showed is left to judge
+        if len(r["eligible"]) >= 2 and st.won_by_fold is None:
+            out = gather_all(out, check_winner_showed(st, r, lines, line, []))
+        return out
     paid_wrong = [p for p in got if got[p] > 0 and p not in awards]
     if len(r["eligible"]) >= 2 and st.won_by_fold is None:
         out = gather_all(out, check_winner_showed(st, r, lines, line, paid_wrong))
