@@ -240,7 +240,9 @@ def draw_received(st: HandState, d: Dealt) -> None:
     """A player's new cards after his discard: judged (as many as he threw, his kept cards unchanged, five in
     all, off the stub), then his."""
     p = d.player
-    disc = st.draw_pending.pop(p)
+    pending = st.draw_pending
+    disc = pending[p]
+    del pending[p]
     hand = st.cards.get(p, ())
     if len(d.groups) == 1:
         kept: tuple[str, ...] = ()

@@ -402,10 +402,14 @@ def expected_actor(st: HandState, after: str | None) -> str | None:
     if after is None:
         return st.next_to_act if st.next_to_act in rnd.pending else None
     order = st.order
-    if after not in order:  # the last to act was not dealt in (judged on that line): no turn to expect
-        return None
-    idx = order.index(after) + 1
     n = len(order)
+    idx = -1
+    for i in range(n):  # one pass (``in``, then ``index``, was two)
+        if order[i] == after:
+            idx = i + 1
+            break
+    if idx < 0:  # the last to act was not dealt in (judged on that line): no turn to expect
+        return None
     pending = rnd.pending
     for i in range(n):
         p = order[(idx + i) % n]
