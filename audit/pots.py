@@ -104,8 +104,12 @@ def split(amount: int, winners: Sequence[str], order: Sequence[str]) -> dict[str
     """Share ``amount`` among tied ``winners``; odd chips one each, in ``order`` (left of the button first)."""
     if not winners:
         return {}
-    share, odd = divmod(amount, len(winners))
+    n = len(winners)
+    share = amount // n
+    odd = amount - share * n  # ``divmod``'s remainder
     awards = {w: share for w in winners}
+    if not odd:
+        return awards
     ranked = [p for p in order if p in awards] + [w for w in winners if w not in order]
     for i in range(odd):
         awards[ranked[i % len(ranked)]] += 1

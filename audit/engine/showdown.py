@@ -7,7 +7,7 @@ from audit.engine.deal import note_card_list
 from audit.engine.parole import check_play_after_split, end_parole_answers
 from audit.engine.rounds import close_round
 
-from audit.engine.state import HandState, finding, gather, note, record
+from audit.engine.state import HandState, finding, gather, hand_strength, note, record
 from audit.findings import Finding
 from audit.model import Dealt, Discard, Muck, Score, Show, StandPat
 from audit.pots import Pot
@@ -74,7 +74,7 @@ def check_description(st: HandState, s: Show) -> Finding | None:
     """``HAND_DESCRIPTION``: the hand's stated name is what its five cards make (not judged for cards the deck
     cannot rank: the card itself is the finding)."""
     assert s.description is not None
-    strength = st.ranking.rank_hand(s.cards)
+    strength = hand_strength(st, s.player, s.cards)
     if strength is None or st.ranking.fits_description(s.description, strength):
         return None
     named = st.ranking.describe_strength(strength)
@@ -110,7 +110,7 @@ def best_hands(st: HandState, players: list[str]) -> list[str]:
     best: tuple[int, ...] | None = None
     winners: list[str] = []
     for p in players:
-        s = st.ranking.rank_hand(st.cards.get(p))
+        s = hand_strength(st, p, st.cards.get(p))
         if s is None:
             continue
         if best is None or s > best:

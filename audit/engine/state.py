@@ -189,8 +189,27 @@ class HandState:
         self.shown_cards_all: set[str] = set()  # cards shown so far (site logs: hidden hands)
         self.draw_closed = False
         self.loose_cards = False  # some hand in ``cards`` holds a card that is not in ``used``
+        # each player's hand as last ranked, and its strength (``hand_strength``; made at the first ranking)
+        self.strengths: dict[str, tuple[tuple[str, ...], tuple[int, ...] | None]] | None = None
         self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
 
+
+
+def hand_strength(st: HandState, player: str, cards: tuple[str, ...] | None) -> tuple[int, ...] | None:
+    """``st.ranking.rank_hand(cards)``, kept for the player's hand as last ranked: a hand shown with its name is
+    ranked again at the show down (the same cards in the same order: the same strength)."""
+    if cards is None:
+        return None
+    known = st.strengths
+    if known is None:
+        known = st.strengths = {}
+    else:
+        entry = known.get(player)
+        if entry is not None and entry[0] == cards:
+            return entry[1]
+    strength = st.ranking.rank_hand(cards)
+    known[player] = (cards, strength)
+    return strength
 
 
 def button_index(order: list[str], seat_of: dict[str, int], button: int) -> int:
