@@ -288,7 +288,7 @@ def check_received(st: HandState, d: Dealt, disc: Discard, hand: tuple[str, ...]
         out = [finding(st, Rule.DRAW_COUNT, d.line, "received", (("player", p), ("thrown", ndisc), ("n", len(new))),
                        player=p, expected=ndisc, actual=len(new))]
     discarded = disc.cards
-    if hand and discarded is not None and len(d.groups) > 1:
+    if hand and discarded is not None and len(d.groups) > 1 and not _kept_in_order(hand, discarded, kept):
         kept_in_order = [c for c in hand if c not in discarded]
         if not same_cards(kept_in_order, kept):
             expected_kept = sorted(kept_in_order)
@@ -303,6 +303,25 @@ def check_received(st: HandState, d: Dealt, disc: Discard, hand: tuple[str, ...]
                         actual=n)
         out = [found] if out is None else out + [found]
     return out
+
+
+def _kept_in_order(hand: tuple[str, ...], thrown: tuple[str, ...], kept: tuple[str, ...]) -> bool:
+    """Whether ``kept`` is ``hand`` without the ``thrown`` cards, in the hand's order (``same_cards`` of the
+    kept list, without building it)."""
+    n = len(kept)
+    j = 0
+    for c in hand:
+        is_thrown = False
+        for t in thrown:
+            if t == c:
+                is_thrown = True
+                break
+        if is_thrown:
+            continue
+        if j >= n or kept[j] != c:
+            return False
+        j += 1
+    return j == n
 
 
 def check_stub_cards(st: HandState, p: str, new: tuple[str, ...], line: int) -> list[Finding] | None:
