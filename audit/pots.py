@@ -47,26 +47,33 @@ def pot_levels(contributions: dict[str, int], live: list[str], seat_order: list[
                dead: int = 0) -> list[tuple[str, int, tuple[str, ...]]]:
     """``build_pots`` as plain ``(name, amount, eligible)`` tuples, for the replay's hot path (no ``Pot`` to
     build, the containers' types known to the compiled code)."""
+    first = 0  # the first live player's level (0: none yet)
+    several = False  # live players at two levels or more: side pots
+    for p in live:
+        level = contributions.get(p, 0)
+        if level > 0:
+            if not first:
+                first = level
+            elif level != first:
+                several = True
+    if not several:  # no set to build: at most one level, one pot (``live`` is short: a list will do)
+        total = dead
+        if not first:
+            for amount_in in contributions.values():
+                total += amount_in
+            eligible = tuple([p for p in seat_order if p in live])
+            return [("pot", total, eligible)] if total or eligible else []
+        for amount_in in contributions.values():
+            if amount_in > 0:  # what the levels below would count: every positive contribution
+                total += amount_in
+        eligible = tuple([p for p in seat_order if p in live and contributions.get(p, 0) >= first])
+        return [("pot", total, eligible)]
     live_set = set(live)
     level_set: set[int] = set()
     for p in live_set:
         level = contributions.get(p, 0)
         if level > 0:
             level_set.add(level)
-    if not level_set:
-        total = dead
-        for amount_in in contributions.values():
-            total += amount_in
-        eligible = tuple([p for p in seat_order if p in live_set])
-        return [("pot", total, eligible)] if total or eligible else []
-    if len(level_set) == 1:  # one level (nobody all-in below it): one pot
-        level = level_set.pop()
-        total = dead
-        for amount_in in contributions.values():
-            if amount_in > 0:  # what the levels below would count: every positive contribution
-                total += amount_in
-        eligible = tuple([p for p in seat_order if p in live_set and contributions.get(p, 0) >= level])
-        return [("pot", total, eligible)]
     amounts: list[int] = []
     eligibles: list[tuple[str, ...]] = []
     previous = 0

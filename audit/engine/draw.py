@@ -114,7 +114,7 @@ def check_discard(st: HandState, d: Discard) -> list[Finding] | None:
     p = d.player
     thrown = d.cards or ()
     hand = st.cards.get(p)
-    if len(thrown) == d.count and (hand is None or all(c in hand for c in thrown)):
+    if len(thrown) == d.count and (hand is None or _all_held(thrown, hand)):
         return None
     out: list[Finding] | None = None
     if len(thrown) != d.count:
@@ -128,6 +128,14 @@ def check_discard(st: HandState, d: Discard) -> list[Finding] | None:
                                (("player", p), ("cards", " ".join(missing)), ("n", len(missing))),
                                player=p, expected=" ".join(hand), actual=" ".join(thrown)))
     return out
+
+
+def _all_held(cards: tuple[str, ...], hand: tuple[str, ...]) -> bool:
+    """Every one of ``cards`` is in ``hand`` (``all(c in hand for c in cards)``, without a generator)."""
+    for c in cards:
+        if c not in hand:
+            return False
+    return True
 
 
 def check_draw_limit(st: HandState, p: str, d: Discard, count: int) -> Finding | None:
@@ -389,9 +397,11 @@ def take_from_stub(st: HandState, new: tuple[str, ...]) -> None:
             elif remaining:
                 remaining.pop(0)
         st.stub = remaining
+    used = st.used
+    back = st.back_in_stub  # empty unless a reshuffle let cards back
     for c in new:
-        st.used.add(c)
-        if c in st.back_in_stub:
+        used.add(c)
+        if back and c in back:
             st.drawn_after_reshuffle.add(c)
-            st.back_in_stub.discard(c)
+            back.discard(c)
             st.back_in_stub_drawn.add(c)

@@ -98,6 +98,8 @@ def apply_post(st: HandState, post: Post) -> None:
         st.posted[p] = [post]
     else:
         mine.append(post)
+    if post.kind == "dead" or post.kind == "both":
+        st.dead_posted = True
     if post.kind in ("small", "big", "over", "live"):  # live: a bet of the first round
         st.pre_bets[p] = st.pre_bets.get(p, 0) + post.amount
         if post.all_in:

@@ -69,7 +69,8 @@ def finish(st: HandState) -> HandResult:
     due = dict(st.returned_due)
     if due or st.returned_log:
         note_all(st, check_uncalled(st, due))
-    dead_posts, dead_total = dead_money(st)
+    # (``dead_money`` finds nothing unless a dead or a small-and-big post was made)
+    dead_posts, dead_total = dead_money(st) if st.dead_posted else ({}, 0)
     contributions_after: dict[str, int] = {}
     for p, amount in contrib.items():
         contributions_after[p] = amount - due.get(p, 0) - dead_posts.get(p, 0)

@@ -175,6 +175,7 @@ class HandState:
         self.blind_all_in = False  # a blind was posted all-in (perhaps short of its full size)
         self.min_bet = 1
         self.posted: dict[str, list[Post]] = {}
+        self.dead_posted = False  # a post of kind ``dead`` or ``both`` was made: ``dead_money`` may find some
         self.last_line = hand.line
         self.pre_bets: dict[str, int] = {}  # live blinds: each player's first-round bet before the action
         self.last_actor: str | None = None
