@@ -271,7 +271,7 @@ def test_lines_read_by_slicing_are_what_their_patterns_read() -> None:
     """Every line ``_quick_line`` reads gets the terminal ``_fast_line`` gives it and the value its builder makes;
     and it does read the usual shapes (else this would test nothing)."""
     patterns = house.house_line_parser().patterns
-    names: dict[str, bool] = {}
+    names: dict[str, str] = {}
     read = 0
     for line in _variants():
         kind, value = house._quick_line(line, 17, names)
@@ -303,3 +303,28 @@ def test_a_grammar_whose_patterns_changed_is_not_read_by_slicing() -> None:
                            for name, pattern in tables["terminals"]]
     assert not house.LineParser(edited).quick
     assert house.LineParser(tables).quick
+
+
+def test_a_players_lines_hold_the_string_of_his_first_line() -> None:
+    """Every line of a player read by slicing, or rebuilt from memory, holds the string first read for his name
+    (the engine's look-ups then compare it by identity); a line read by its pattern has an equal one."""
+    parser = _fresh_parser()
+    body = ["Ana: posts the ante 1", "Beto: posts the ante 1", "*** DEALING HANDS ***", "Dealt to Ana [As Kd 5c 4s 2d]",
+            "Dealt to Beto [Qc 8d 5s 4s 2d]", "*** FIRST BETTING ROUND ***", "Ana: bets 2", "Beto: calls 2",
+            "*** DRAW ***", "Ana: discards 1 card [2d]", "Dealt to Ana [As Kd 5c 4s] [3h]", "Beto: stands pat",
+            "*** SECOND BETTING ROUND ***", "Ana: checks", "Beto: checks", "*** SHOW DOWN ***",
+            "Ana: shows [As Kd 5c 4s 3h] (high card Ace)", "Beto: shows [Qc 8d 5s 4s 2d] (high card Queen)",
+            "Ana collected 4 from pot", "*** SUMMARY ***", "Total pot 4 | Rake 0"]
+    for _ in range(2):  # cold, then every repeated line from memory
+        block = next(iter(read_text_blocks("\n".join(HEADER + body) + "\n", "t.txt")))
+        hand = _outcome(parser, block)
+        assert isinstance(hand, house.Hand)
+        seat_names = {seat.player: seat.player for seat in hand.seats}
+        players = [item for item in hand.body if hasattr(item, "player")]
+        sliced = [item for item in players if type(item).__name__ in ("Dealt", "Action", "Discard", "Show", "Collect")]
+        assert len(sliced) == 11 and len(players) == 14
+        for item in players:
+            name = getattr(item, "player")
+            assert name == seat_names[name], item
+            if item in sliced:
+                assert name is seat_names[name], item

@@ -57,7 +57,7 @@ def _by_pattern(text: str, patterns: list[re.Pattern[str]]) -> tuple[int, object
 def test_mutated_lines_read_by_slicing_are_what_their_patterns_read() -> None:
     rng = random.Random(20261202)
     patterns = house.house_line_parser().patterns
-    names: dict[str, bool] = {}
+    names: dict[str, str] = {}
     lines = _lines()
     read = 0
     for _ in range(30_000):

@@ -539,14 +539,17 @@ _QUICK_PATTERNS: Final = {
 }
 
 
-def _plain_name(name: str, names: dict[str, bool]) -> bool:
-    """Whether ``name`` is a player's name (the patterns' ``[\\w\\-.']+``) that cannot be read as the first word
+def _plain_name(name: str, names: dict[str, str]) -> str:
+    """``name`` when it is a player's name (the patterns' ``[\\w\\-.']+``) that cannot be read as the first word
     of another line (``Session:``, a standings line's ``12:`` …), so that a line led by it is the line its next
-    words say; remembered in ``names``."""
+    words say; else ``""``. Remembered in ``names``, which gives back the first string read for a name: every
+    line of a player then holds the same string, whose hash is computed once and which the engine's look-ups
+    compare by identity."""
     known = names.get(name)
     if known is None:
-        known = (_NAME.fullmatch(name) is not None and not name.isdigit() and name not in _BY_FIRST_WORD
+        plain = (_NAME.fullmatch(name) is not None and not name.isdigit() and name not in _BY_FIRST_WORD
                  and name + ":" not in _BY_FIRST_WORD)
+        known = name if plain else ""
         if len(names) >= _MEMO_SIZE:
             names.clear()
         names[name] = known
@@ -572,7 +575,7 @@ def _at(key: str, word: str, at: int) -> bool:
     return key.find(word, at, at + len(word)) == at
 
 
-def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, object]:
+def _quick_line(key: str, line: int, names: dict[str, str]) -> tuple[int, object]:
     """The terminal and value of the line ``key`` (without its newline) when it has one of the usual shapes,
     with single spaces, digits 0-9 and a name that ``_plain_name`` passes: ``Hand #<id> - <yyyy/mm/dd hh:mm:ss>``,
     ``Seat <n>: <name> (<n> in chips|points)`` (sitting out or not), ``Dealt to <name> [..]`` (or ``[..] [..]``),
@@ -593,8 +596,8 @@ def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, objec
             return -1, None
         if close != stop - 1 and (not _at(key, " [", close + 1) or key.find("]", close + 3) != stop - 1):
             return -1, None
-        name = key[9:b]
-        if not _plain_name(name, names):
+        name = _plain_name(key[9:b], names)
+        if not name:
             return -1, None
         # (what ``_dealt`` reads from the brackets ``key[b + 1:stop]``)
         kept = cards_inside(key[b + 2:close])
@@ -625,8 +628,8 @@ def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, objec
             if after + 3 > stop or not _at(key, " (", after) or key[stop - 1] != ")":
                 return -1, None
             desc = key[after + 2:stop - 1]
-        name = key[:sp - 1]
-        if not _plain_name(name, names):
+        name = _plain_name(key[:sp - 1], names)
+        if not name:
             return -1, None
         return T_SHOWS, _new(Show, (line, name, cards_inside(key[verb + 7:close]), desc))
     if c == "d" and _at(key, "discards ", verb):
@@ -643,14 +646,14 @@ def _quick_line(key: str, line: int, names: dict[str, bool]) -> tuple[int, objec
             if not _at(key, " [", after) or key.find("]", after + 2) != stop - 1:
                 return -1, None
             cards = cards_inside(key[after + 2:stop - 1])
-        name = key[:sp - 1]
-        if not _plain_name(name, names):
+        name = _plain_name(key[:sp - 1], names)
+        if not name:
             return -1, None
         return T_DISCARDS, _new(Discard, (line, name, count, cards, None))
     return _quick_act(key, sp, stop, line, names)
 
 
-def _quick_act(key: str, sp: int, stop: int, line: int, names: dict[str, bool]) -> tuple[int, object]:
+def _quick_act(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of ``<name>: <verb> ...`` (``sp``: the space after the colon) when it is a betting line."""
     at = sp + 1
     end = stop
@@ -675,13 +678,13 @@ def _quick_act(key: str, sp: int, stop: int, line: int, names: dict[str, bool]) 
         return -1, None
     if amount < 0 or to < 0:
         return -1, None
-    name = key[:sp - 1]
-    if not _plain_name(name, names):
+    name = _plain_name(key[:sp - 1], names)
+    if not name:
         return -1, None
     return T_ACT, _new(Action, (line, name, kind, amount, to, allin, False, None))
 
 
-def _quick_seat(key: str, stop: int, line: int, names: dict[str, bool]) -> tuple[int, object]:
+def _quick_seat(key: str, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of a line starting ``Seat ``."""
     colon = key.find(": ", 5)
     seat = _number(key, 5, colon, 9)
@@ -706,8 +709,8 @@ def _quick_seat(key: str, stop: int, line: int, names: dict[str, bool]) -> tuple
         out = True
     else:
         return -1, None
-    name = key[colon + 2:opening]
-    if not _plain_name(name, names):
+    name = _plain_name(key[colon + 2:opening], names)
+    if not name:
         return -1, None
     return T_SEAT_LINE, (_new(Seat, (line, seat, name, chips, out)), unit != "in chips")
 
@@ -730,7 +733,7 @@ def _quick_hand(key: str, stop: int, line: int) -> tuple[int, object]:
     return T_HAND_LINE, (line, hand_id, key[d:stop])
 
 
-def _quick_collected(key: str, sp: int, stop: int, line: int, names: dict[str, bool]) -> tuple[int, object]:
+def _quick_collected(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of ``<name> collected <n> from <pot>`` (``sp``: the space after the name)."""
     at = sp + 11
     end = key.find(" from ", at)
@@ -748,8 +751,8 @@ def _quick_collected(key: str, sp: int, stop: int, line: int, names: dict[str, b
         pot = "side-" + where[9:]
     else:
         return -1, None
-    name = key[:sp]
-    if not _plain_name(name, names):
+    name = _plain_name(key[:sp], names)
+    if not name:
         return -1, None
     return T_COLLECTED, _new(Collect, (line, name, amount, pot))
 
@@ -875,7 +878,7 @@ class LineParser:
         # the lines read before (text, newline included → what was read), the names checked, and whether the
         # grammar's patterns are the ones ``_quick_line`` reads the usual shapes of
         self.memo: dict[str, _Seen] = {}
-        self.names: dict[str, bool] = {}
+        self.names: dict[str, str] = {}
         self.quick: bool = all(name in by_name and by_name[name].pattern == pattern
                                for name, pattern in _QUICK_PATTERNS.items())
 
