@@ -35,9 +35,9 @@ strengths) and tells at once whether all five cards share a suit.
 from __future__ import annotations
 
 import re
+from typing import Final
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import combinations_with_replacement
 
 __all__ = [
     "CATEGORY_ORDER",
@@ -63,13 +63,13 @@ __all__ = [
     "ranking_for",
 ]
 
-RANKS = "23456789TJQKA"
+RANKS: Final = "23456789TJQKA"
 """Card ranks, low to high (the ace also plays low in the lowest straight)."""
 
-SUITS = "cdhs"
+SUITS: Final = "cdhs"
 """Card suits: clubs, diamonds, hearts, spades (also the order cards take in :func:`make_deck`)."""
 
-JOKER = "Jk"
+JOKER: Final = "Jk"
 """The joker's card string."""
 
 STRIPPED_RANKS = "789TJQKA"
@@ -81,25 +81,25 @@ SUIT_TIEBREAK_ORDER = "scdh"
 RANK_VALUE: dict[str, int] = {rank: value for value, rank in enumerate(RANKS, start=2)}
 """A rank character's numeric value: ``"2"`` -> 2 ... ``"T"`` -> 10, ``"J"`` -> 11 ... ``"A"`` -> 14."""
 
-HIGH_CARD = "high card"
+HIGH_CARD: Final = "high card"
 """Category name."""
-PAIR = "pair"
+PAIR: Final = "pair"
 """Category name."""
-TWO_PAIR = "two pair"
+TWO_PAIR: Final = "two pair"
 """Category name."""
-THREE_OF_A_KIND = "three of a kind"
+THREE_OF_A_KIND: Final = "three of a kind"
 """Category name."""
-STRAIGHT = "straight"
+STRAIGHT: Final = "straight"
 """Category name."""
-FLUSH = "flush"
+FLUSH: Final = "flush"
 """Category name."""
-FULL_HOUSE = "full house"
+FULL_HOUSE: Final = "full house"
 """Category name."""
-FOUR_OF_A_KIND = "four of a kind"
+FOUR_OF_A_KIND: Final = "four of a kind"
 """Category name."""
-STRAIGHT_FLUSH = "straight flush"
+STRAIGHT_FLUSH: Final = "straight flush"
 """Category name."""
-FIVE_OF_A_KIND = "five of a kind"
+FIVE_OF_A_KIND: Final = "five of a kind"
 """Category name (only reachable with a joker)."""
 
 CATEGORY_ORDER: dict[str, tuple[str, ...]] = {
@@ -139,8 +139,8 @@ _RANK_WORDS.update({"two": 2, "twos": 2, "trey": 3, "treys": 3})
 _SUIT_VALUE: dict[str, int] = {suit: value for value, suit in enumerate(SUIT_TIEBREAK_ORDER)}
 
 # Card code layout: bits 3*r .. 3*r+2 count rank index r (0..12); bits _SUIT_SHIFT + 3*s .. count suit s.
-_SUIT_SHIFT = 40
-_RANK_MASK = (1 << _SUIT_SHIFT) - 1
+_SUIT_SHIFT: Final = 40
+_RANK_MASK: Final = (1 << 40) - 1
 _FLUSH_SUITS = frozenset(5 << (3 * s) for s in range(len(SUITS)))  # suit field, shifted down
 
 
@@ -202,8 +202,9 @@ def _parse_description(text: str) -> tuple[str, tuple[int, ...]] | None:
     """Parse a stated hand description into (category, named rank values), or ``None`` if unparseable.
 
     Logs repeat a few hundred descriptions: each is parsed once (the cache is emptied when it grows large)."""
-    if text in _PARSED:
-        return _PARSED[text]
+    parsed = _PARSED.get(text)
+    if parsed is not None or text in _PARSED:
+        return parsed
     if len(_PARSED) >= 4096:
         _PARSED.clear()
     parsed = _PARSED[text] = _parse_description_uncached(text)
@@ -283,73 +284,101 @@ class Ranking:
     # -- table construction -------------------------------------------------------------------------------
 
     def _build_tables(self) -> None:
-        """Precompute, for every rank multiset, the strength as an off-suit hand and as a flush."""
+        """Precompute, for every rank multiset, the strength as an off-suit hand and as a flush.
+
+        (Built in every process that ranks a hand, so kept cheap: five nested loops over native ints, the
+        shape of each multiset told by which neighbours are equal, each strength built as one tuple.)"""
         values = sorted({RANK_VALUE[card[0]] for card in self._concrete})
-        # five ranks in a row, low to high, and the rank of their top card
-        straights: dict[tuple[int, ...], int] = {}
-        for low in range(len(values) - 4):
-            window = values[low:low + 5]
-            if window[-1] - window[0] == 4:
-                straights[tuple(window)] = window[-1]
-        wheel = tuple(values[:4] + [values[-1]])  # the ace plays low below the four lowest ranks
+        nv = len(values)
+        shift = [1 << (3 * (value - 2)) if value >= 2 else 0 for value in range(15)]  # the rank part of a code
+        rank_char = ["" for _ in range(15)]
+        for value in values:
+            rank_char[value] = RANKS[value - 2]
+        # five ranks in a row, low to high (keyed by their code), and the rank of their top card
+        straights: dict[int, int] = {}
+        for low in range(nv - 4):
+            if values[low + 4] - values[low] == 4:
+                straights[sum(shift[v] for v in values[low:low + 5])] = values[low + 4]
         self._wheel_top = values[3]
-        straights[wheel] = values[3]
+        straights[sum(shift[v] for v in values[:4]) + shift[values[-1]]] = values[3]
 
         index = {category: i for i, category in enumerate(self.categories)}
+        five = index.get(FIVE_OF_A_KIND, -1)
+        four, full_house, three = index[FOUR_OF_A_KIND], index[FULL_HOUSE], index[THREE_OF_A_KIND]
+        two_pair, pair, straight_i = index[TWO_PAIR], index[PAIR], index[STRAIGHT]
+        high, flush_i, straight_flush = index[HIGH_CARD], index[FLUSH], index[STRAIGHT_FLUSH]
         most = 5 if self.joker else 4
-        # (built in every process that ranks a hand, so kept cheap: every multiset of five ranks, low to high)
-        shift = [1 << (3 * (value - 2)) if value >= 2 else 0 for value in range(15)]  # the rank part of a card's code
+        # which neighbours of a sorted multiset are equal (a bit each) → the places that decide ties (ranks by
+        # multiplicity, then by rank) and the shape (the multiplicities in that order)
         layouts: dict[int, tuple[list[int], tuple[int, ...]]] = {}
-        for combo in combinations_with_replacement(values, 5):
-            a, b, c, d, e = combo
-            # equal ranks sit together (the multiset is sorted): which neighbours are equal decides the shape and
-            # the order that decides ties (ranks by multiplicity, then by rank) as places in the multiset
-            pattern = (1 if a == b else 0) | (2 if b == c else 0) | (4 if c == d else 0) | (8 if d == e else 0)
-            layout = layouts.get(pattern)
-            if layout is None:
-                layout = layouts[pattern] = _layout(combo)
-            places, shape = layout
-            if shape[0] > most:
-                continue
-            ordered = [combo[i] for i in places]
-            code = shift[a] + shift[b] + shift[c] + shift[d] + shift[e]
-            desc = combo[::-1]
-            decider = 0
-            straight = straights.get(combo, 0) if len(places) == 5 else 0
-            if shape == (5,):
-                plain: tuple[int, ...] = (index[FIVE_OF_A_KIND], ordered[0])
-            elif shape == (4, 1):
-                plain = (index[FOUR_OF_A_KIND], *ordered)
-            elif shape == (3, 2):
-                plain = (index[FULL_HOUSE], *ordered)
-            elif shape == (3, 1, 1):
-                plain = (index[THREE_OF_A_KIND], *ordered)
-            elif shape == (2, 2, 1):
-                plain = (index[TWO_PAIR], *ordered)
-                decider = ordered[2]
-            elif shape == (2, 1, 1, 1):
-                plain = (index[PAIR], *ordered)
-                decider = ordered[1]
-            elif straight:
-                plain = (index[STRAIGHT], straight)
-                decider = straight
-            else:
-                plain = (index[HIGH_CARD], *desc)
-                decider = desc[0]
-            if straight:
-                flush: tuple[int, ...] = (index[STRAIGHT_FLUSH], straight)
-                flush_decider = straight
-            else:
-                # five suited cards are a flush; with a joker duplicate they may also hold a pair, which a
-                # flush beats -- but keep the better reading in case a rank shape outranks the flush
-                flush = (index[FLUSH], *desc)
-                flush_decider = desc[0]
-                if plain > flush:
-                    flush, flush_decider = plain, decider
-            self._plain[code] = plain
-            self._flush[code] = flush
-            self._plain_decider[code] = RANKS[decider - 2] if decider else ""
-            self._flush_decider[code] = RANKS[flush_decider - 2] if flush_decider else ""
+        plain_table = self._plain
+        flush_table = self._flush
+        plain_deciders = self._plain_decider
+        deciders = self.suit_tiebreak  # the deciding rank's card breaks ties by suit: only read then (``_suited``)
+        flush_deciders = self._flush_decider
+        for ia in range(nv):
+            a = values[ia]
+            for ib in range(ia, nv):
+                b = values[ib]
+                for ic in range(ib, nv):
+                    c = values[ic]
+                    for id_ in range(ic, nv):
+                        d = values[id_]
+                        for ie in range(id_, nv):
+                            e = values[ie]
+                            pattern = (1 if a == b else 0) | (2 if b == c else 0) | (4 if c == d else 0) \
+                                | (8 if d == e else 0)
+                            layout = layouts.get(pattern)
+                            if layout is None:
+                                layout = layouts[pattern] = _layout((a, b, c, d, e))
+                            places, shape = layout
+                            top = shape[0]
+                            if top > most:
+                                continue
+                            combo = (a, b, c, d, e)
+                            code = shift[a] + shift[b] + shift[c] + shift[d] + shift[e]
+                            decider = 0
+                            straight = 0
+                            parts = len(places)
+                            if parts == 5:
+                                straight = straights.get(code, 0)
+                            if top == 5:
+                                plain: tuple[int, ...] = (five, combo[places[0]])
+                            elif top == 4:
+                                plain = (four, combo[places[0]], combo[places[1]])
+                            elif top == 3 and parts == 2:
+                                plain = (full_house, combo[places[0]], combo[places[1]])
+                            elif top == 3:
+                                plain = (three, combo[places[0]], combo[places[1]], combo[places[2]])
+                            elif top == 2 and parts == 3:
+                                plain = (two_pair, combo[places[0]], combo[places[1]], combo[places[2]])
+                                decider = combo[places[2]]
+                            elif top == 2:
+                                plain = (pair, combo[places[0]], combo[places[1]], combo[places[2]],
+                                         combo[places[3]])
+                                decider = combo[places[1]]
+                            elif straight:
+                                plain = (straight_i, straight)
+                                decider = straight
+                            else:
+                                plain = (high, e, d, c, b, a)
+                                decider = e
+                            if straight:
+                                flush: tuple[int, ...] = (straight_flush, straight)
+                                flush_decider = straight
+                            else:
+                                # five suited cards are a flush; with a joker duplicate they may also hold a
+                                # pair, which a flush beats -- but keep the better reading in case a rank shape
+                                # outranks the flush (the categories differ: the first element decides)
+                                flush = (flush_i, e, d, c, b, a)
+                                flush_decider = e
+                                if plain[0] > flush_i:
+                                    flush, flush_decider = plain, decider
+                            plain_table[code] = plain
+                            flush_table[code] = flush
+                            if deciders:
+                                plain_deciders[code] = rank_char[decider] if decider else ""
+                                flush_deciders[code] = rank_char[flush_decider] if flush_decider else ""
 
     # -- evaluation ---------------------------------------------------------------------------------------
 
@@ -360,6 +389,18 @@ class Ranking:
         for anything but five distinct cards of this ranking's deck.
         """
         code = self._code
+        if isinstance(cards, tuple) and len(cards) == 5 and not self.suit_tiebreak:
+            # the common case (a hand as the replay holds it): no unpacking of a sequence, no exception
+            held = cards
+            ca, cb, cc, cd, ce = (code.get(held[0], 0), code.get(held[1], 0), code.get(held[2], 0),
+                                  code.get(held[3], 0), code.get(held[4], 0))
+            if ca and cb and cc and cd and ce and ca != cb and ca != cc and ca != cd and ca != ce and cb != cc \
+                    and cb != cd and cb != ce and cc != cd and cc != ce and cd != ce:
+                total = ca + cb + cc + cd + ce
+                suits = total >> _SUIT_SHIFT
+                if suits == 5 or suits == 40 or suits == 320 or suits == 2560:  # ``_FLUSH_SUITS``
+                    return self._flush[total & _RANK_MASK]
+                return self._plain[total & _RANK_MASK]
         try:
             a, b, c, d, e = cards
             ca, cb, cc, cd, ce = code[a], code[b], code[c], code[d], code[e]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Final
 
 from audit.errors import ProfileError
 from audit.findings import Finding, parse_finding, said_finding
@@ -23,6 +24,8 @@ UNSUPPORTED_GAMES_OK = ("5 Card Draw",)
 MAX_FINDINGS_PER_RULE = 20
 # FORMAT.md: "one line per occupied seat, seats 1–10".
 MAX_SEAT_NUMBER = 10
+# a dialect's name → the profile its hands are audited under (``default_profile``), as asked so far
+_DIALECT_PROFILES: Final[dict[str, str | None]] = {}
 
 
 @dataclass
@@ -166,7 +169,12 @@ def _audit_hand(hand: Hand, ctx: FileContext, steps: bool) -> Audited:
     profile = ctx.profile
     if ctx.shown_only and hand.shows_all_cards:  # judged as a site's hidden hands are (FORMAT.md, v1.1)
         hand = hand._replace(shows_all_cards=False)
-    dialect_profile = default_profile(hand.dialect)  # a site's hands: its profile, whatever the file said
+    dialect = hand.dialect
+    if dialect in _DIALECT_PROFILES:  # the registry is fixed: asked once per dialect, not once per hand
+        dialect_profile = _DIALECT_PROFILES[dialect]
+    else:
+        dialect_profile = _DIALECT_PROFILES[dialect] = default_profile(dialect)
+    # a site's hands: its profile, whatever the file said
     if dialect_profile is not None:
         profile = load_profile(dialect_profile)
     game = hand.game

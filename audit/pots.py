@@ -39,18 +39,41 @@ def build_pots(contributions: Mapping[str, int], live: Iterable[str], seat_order
     they reached. ``dead``: chips that belong to no player's level (a carried pot, dead blinds): main pot.
     Chips above the last live level (possible only in a log that is wrong) go to the last pot.
     """
+    return [Pot(name, amount, eligible)
+            for name, amount, eligible in pot_levels(dict(contributions), list(live), list(seat_order), dead)]
+
+
+def pot_levels(contributions: dict[str, int], live: list[str], seat_order: list[str],
+               dead: int = 0) -> list[tuple[str, int, tuple[str, ...]]]:
+    """``build_pots`` as plain ``(name, amount, eligible)`` tuples, for the replay's hot path (no ``Pot`` to
+    build, the containers' types known to the compiled code)."""
+    first = 0  # the first live player's level (0: none yet)
+    several = False  # live players at two levels or more: side pots
+    for p in live:
+        level = contributions.get(p, 0)
+        if level > 0:
+            if not first:
+                first = level
+            elif level != first:
+                several = True
+    if not several:  # no set to build: at most one level, one pot (``live`` is short: a list will do)
+        total = dead
+        if not first:
+            for amount_in in contributions.values():
+                total += amount_in
+            eligible = tuple([p for p in seat_order if p in live])
+            return [("pot", total, eligible)] if total or eligible else []
+        for amount_in in contributions.values():
+            if amount_in > 0:  # what the levels below would count: every positive contribution
+                total += amount_in
+        eligible = tuple([p for p in seat_order if p in live and contributions.get(p, 0) >= first])
+        return [("pot", total, eligible)]
     live_set = set(live)
     level_set: set[int] = set()
     for p in live_set:
         level = contributions.get(p, 0)
         if level > 0:
             level_set.add(level)
-    if not level_set:
-        total = dead
-        for amount_in in contributions.values():
-            total += amount_in
-        eligible = tuple([p for p in seat_order if p in live_set])
-        return [Pot("pot", total, eligible)] if total or eligible else []
     amounts: list[int] = []
     eligibles: list[tuple[str, ...]] = []
     previous = 0
@@ -71,8 +94,8 @@ def build_pots(contributions: Mapping[str, int], live: Iterable[str], seat_order
             amounts[-1] += amount_in - previous
     amounts[0] += dead
     if len(amounts) == 1:
-        return [Pot("pot", amounts[0], eligibles[0])]
-    return [Pot("main" if i == 0 else f"side-{i}", amounts[i], eligibles[i]) for i in range(len(amounts))]
+        return [("pot", amounts[0], eligibles[0])]
+    return [("main" if i == 0 else f"side-{i}", amounts[i], eligibles[i]) for i in range(len(amounts))]
 
 
 def odd_chip_order(seat_order: Sequence[str], button_index: int) -> list[str]:
@@ -88,8 +111,12 @@ def split(amount: int, winners: Sequence[str], order: Sequence[str]) -> dict[str
     """Share ``amount`` among tied ``winners``; odd chips one each, in ``order`` (left of the button first)."""
     if not winners:
         return {}
-    share, odd = divmod(amount, len(winners))
+    n = len(winners)
+    share = amount // n
+    odd = amount - share * n  # ``divmod``'s remainder
     awards = {w: share for w in winners}
+    if not odd:
+        return awards
     ranked = [p for p in order if p in awards] + [w for w in winners if w not in order]
     for i in range(odd):
         awards[ranked[i % len(ranked)]] += 1

@@ -118,3 +118,86 @@ def test_audit_parsed_gives_what_audit_file_gives() -> None:
             if audited is not None:
                 stepwise.append((audited.findings, audited.session))
         assert stepwise == whole, path
+
+
+def reference_tables(ranking: cards.Ranking) -> tuple[dict[int, tuple[int, ...]], dict[int, tuple[int, ...]],
+                                                      dict[int, str], dict[int, str]]:
+    """The ranking's tables as first built: every multiset of five ranks from ``combinations_with_replacement``,
+    its shape from ``_layout``, each strength spread from a list."""
+    from itertools import combinations_with_replacement
+    values = sorted({cards.RANK_VALUE[card[0]] for card in ranking.deck if card != cards.JOKER})
+    straights: dict[tuple[int, ...], int] = {}
+    for low in range(len(values) - 4):
+        window = values[low:low + 5]
+        if window[-1] - window[0] == 4:
+            straights[tuple(window)] = window[-1]
+    straights[tuple(values[:4] + [values[-1]])] = values[3]
+    index = {category: i for i, category in enumerate(ranking.categories)}
+    most = 5 if ranking.joker else 4
+    plain_t: dict[int, tuple[int, ...]] = {}
+    flush_t: dict[int, tuple[int, ...]] = {}
+    plain_d: dict[int, str] = {}
+    flush_d: dict[int, str] = {}
+    for combo in combinations_with_replacement(values, 5):
+        places, shape = cards._layout(combo)
+        if shape[0] > most:
+            continue
+        ordered = [combo[i] for i in places]
+        code = sum(1 << (3 * (v - 2)) for v in combo)
+        desc = combo[::-1]
+        decider = 0
+        straight = straights.get(combo, 0) if len(places) == 5 else 0
+        if shape == (5,):
+            plain: tuple[int, ...] = (index[cards.FIVE_OF_A_KIND], ordered[0])
+        elif shape == (4, 1):
+            plain = (index[cards.FOUR_OF_A_KIND], *ordered)
+        elif shape == (3, 2):
+            plain = (index[cards.FULL_HOUSE], *ordered)
+        elif shape == (3, 1, 1):
+            plain = (index[cards.THREE_OF_A_KIND], *ordered)
+        elif shape == (2, 2, 1):
+            plain = (index[cards.TWO_PAIR], *ordered)
+            decider = ordered[2]
+        elif shape == (2, 1, 1, 1):
+            plain = (index[cards.PAIR], *ordered)
+            decider = ordered[1]
+        elif straight:
+            plain = (index[cards.STRAIGHT], straight)
+            decider = straight
+        else:
+            plain = (index[cards.HIGH_CARD], *desc)
+            decider = desc[0]
+        if straight:
+            flush: tuple[int, ...] = (index[cards.STRAIGHT_FLUSH], straight)
+            flush_decider = straight
+        else:
+            flush = (index[cards.FLUSH], *desc)
+            flush_decider = desc[0]
+            if plain > flush:
+                flush, flush_decider = plain, decider
+        plain_t[code] = plain
+        flush_t[code] = flush
+        plain_d[code] = cards.RANKS[decider - 2] if decider else ""
+        flush_d[code] = cards.RANKS[flush_decider - 2] if flush_decider else ""
+    return plain_t, flush_t, plain_d, flush_d
+
+
+def test_the_ranking_tables_are_those_of_the_plain_construction() -> None:
+    for kind in ("standard", "stripped"):
+        for suit_tiebreak in (False, True):
+            for joker in (False, True):
+                ranking = cards.Ranking(kind, suit_tiebreak, joker)
+                plain_t, flush_t, plain_d, flush_d = reference_tables(ranking)
+                assert ranking._plain == plain_t and list(ranking._plain) == list(plain_t)
+                assert ranking._flush == flush_t and list(ranking._flush) == list(flush_t)
+                if suit_tiebreak:  # the deciding ranks are read only to break ties by suit
+                    assert ranking._plain_decider == plain_d and ranking._flush_decider == flush_d
+
+
+def test_a_hand_held_as_a_tuple_ranks_as_any_sequence_does() -> None:
+    rng = random.Random(11)
+    for ranking in (ranking_for("standard"), ranking_for("stripped"), ranking_for("standard", joker=True)):
+        deck = list(ranking.deck) + ["Xx", "2c"]
+        for _ in range(3000):
+            hand = [rng.choice(deck) for _ in range(rng.choice([5, 5, 5, 4, 6]))]
+            assert ranking.rank_hand(tuple(hand)) == ranking.rank_hand(hand)

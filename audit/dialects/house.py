@@ -34,12 +34,7 @@ __all__ = ["GRAMMAR", "LineError", "LineParser", "MAX_NUMBER_DIGITS", "TABLES", 
            "house_line_parser", "parse_house_block", "stored_tables"]
 
 
-_int: Final = read_amount
-_seat_int: Final = read_seat
-
-
 _INT: Final = re.compile(r"\d+")
-_cards_inside: Final = cards_inside
 
 
 _POST_KIND: Final = {"the ante": "ante", "small blind": "small", "big blind": "big", "over blind": "over",
@@ -104,27 +99,34 @@ def _took(took: str | None) -> float | None:
 
 
 def _b_hand_line(m: re.Match[str], line: int) -> tuple[int, str, str]:
+    hand_id: str
+    date: str
     hand_id, date = m.groups()
     return line, hand_id, " ".join(date.split())
 
 
 def _b_table_line(m: re.Match[str], line: int) -> tuple[str, int]:
     table, button = m.groups()
-    return table, _seat_int(button)
+    return table, read_seat(button)
 
 
 def _b_seat_line(m: re.Match[str], line: int) -> tuple[Seat, bool]:
+    seat: str
+    name: str
+    n: str
+    unit: str
+    out: str | None
     seat, name, n, unit, out = m.groups()
-    return _new(Seat, (line, _seat_int(seat), name, _int(n), out is not None)), unit != "in chips"
+    return _new(Seat, (line, read_seat(seat), name, read_amount(n), out is not None)), unit != "in chips"
 
 
 def _b_carried(m: re.Match[str], line: int) -> tuple[int, int]:
-    return line, _int(_line_text(m).split(":", 1)[1])
+    return line, read_amount(_line_text(m).split(":", 1)[1])
 
 
 def _b_post(m: re.Match[str], line: int) -> Post:
     name, kind, n, allin = m.groups()
-    return _new(Post, (line, name, _POST_KIND[kind], _int(n), allin is not None))
+    return _new(Post, (line, name, _POST_KIND[kind], read_amount(n), allin is not None))
 
 
 def _b_noplay(m: re.Match[str], line: int) -> NoPlay:
@@ -141,12 +143,19 @@ def _b_deck(m: re.Match[str], line: int) -> DeckLine:
 
 
 def _b_dealt(m: re.Match[str], line: int) -> Dealt:
+    name: str
+    cards: str
     name, cards, _ = m.groups()
-    # ``cards``: one bracket, or two with spaces between (the pattern allows no ']' inside a bracket)
+    return _dealt(line, name, cards)
+
+
+def _dealt(line: int, name: str, cards: str) -> Dealt:
+    """``Dealt to <name> <cards>``: ``cards`` is one bracket, or two with spaces between (the pattern allows no
+    ']' inside a bracket)."""
     close = cards.find("]")
-    first = _cards_inside(cards[1:close])
+    first = cards_inside(cards[1:close])
     second = cards.find("[", close)
-    groups = (first,) if second < 0 else (first, _cards_inside(cards[second + 1:-1]))
+    groups = (first,) if second < 0 else (first, cards_inside(cards[second + 1:-1]))
     return _new(Dealt, (line, name, groups))
 
 
@@ -158,9 +167,9 @@ def _b_act(m: re.Match[str], line: int) -> Action:
     if plain is not None:
         return _new(Action, (line, name, _VERBS[plain], 0, 0, allin, timed, secs))
     if verb is not None:
-        amount = _int(n)
+        amount = read_amount(n)
         return _new(Action, (line, name, _VERBS[verb], amount, amount if verb == "bets" else 0, allin, timed, secs))
-    return _new(Action, (line, name, "raise", _int(inc), _int(to), allin, timed, secs))
+    return _new(Action, (line, name, "raise", read_amount(inc), read_amount(to), allin, timed, secs))
 
 
 def _b_parole(m: re.Match[str], line: int) -> Parole:
@@ -169,8 +178,12 @@ def _b_parole(m: re.Match[str], line: int) -> Parole:
 
 
 def _b_discards(m: re.Match[str], line: int) -> Discard:
+    name: str
+    n: str
+    cards: str | None
+    took: str | None
     name, n, cards, took, _ = m.groups()
-    return _new(Discard, (line, name, _int(n), split_cards(cards) if cards else None, _took(took)))
+    return _new(Discard, (line, name, read_amount(n), split_cards(cards) if cards else None, _took(took)))
 
 
 def _b_stands_pat(m: re.Match[str], line: int) -> StandPat:
@@ -183,6 +196,9 @@ def _b_reshuffles(m: re.Match[str], line: int) -> Reshuffle:
 
 
 def _b_shows(m: re.Match[str], line: int) -> Show:
+    name: str
+    cards: str
+    desc: str | None
     name, cards, desc = m.groups()
     return _new(Show, (line, name, split_cards(cards), desc))
 
@@ -201,12 +217,12 @@ def _b_collected(m: re.Match[str], line: int) -> Collect:
         pot = "parole"
     else:
         pot = "side-" + where.rsplit("-", 1)[1]
-    return _new(Collect, (line, name, _int(n), pot))
+    return _new(Collect, (line, name, read_amount(n), pot))
 
 
 def _b_uncalled(m: re.Match[str], line: int) -> Uncalled:
     n, name = m.groups()
-    return _new(Uncalled, (line, name, _int(n)))
+    return _new(Uncalled, (line, name, read_amount(n)))
 
 
 def _b_event(m: re.Match[str], line: int) -> Event:
@@ -221,12 +237,12 @@ def _b_said(m: re.Match[str], line: int) -> Event:
 
 def _b_scores(m: re.Match[str], line: int) -> Score:
     name, n = m.groups()
-    return _new(Score, (line, name, _int(n)))
+    return _new(Score, (line, name, read_amount(n)))
 
 
 def _b_total(m: re.Match[str], line: int) -> SummaryTotal:
     nums = _INT.findall(m.group())
-    return _new(SummaryTotal, (line, _int(nums[0]), _int(nums[1])))
+    return _new(SummaryTotal, (line, read_amount(nums[0]), read_amount(nums[1])))
 
 
 def _b_session(m: re.Match[str], line: int) -> SessionLine:
@@ -248,7 +264,7 @@ def _b_cards(m: re.Match[str], line: int) -> CardsLine:
 
 def _b_standing(m: re.Match[str], line: int) -> Standing:
     place, name, n = m.groups()
-    return _new(Standing, (line, _int(place), name, _int(n)))
+    return _new(Standing, (line, read_amount(place), name, read_amount(n)))
 
 
 def _build_hand(c: list[Any], file: str) -> Hand:
@@ -358,6 +374,10 @@ def _diagnose(line: str, patterns: list[re.Pattern[str]]) -> tuple[int, str]:
     return start + 1, f"cannot read this line from {word!r} on"
 
 
+class _Split(Exception):
+    """A block's line holding a newline (lines not cut by the reader): the block is read from its text."""
+
+
 class _Misplaced(Exception):
     """A readable line where the grammar allows no such line (``kind``: its terminal, or ``$END``)."""
 
@@ -443,6 +463,298 @@ def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) ->
         if m is not None:
             return named, m
     return -1, None
+
+
+# ---- lines read before, and the lines that never repeat --------------------------------------------------------
+# Most lines of a log repeat (players fold, check, call and post the same amounts, the street lines are the same
+# in every hand): a parser remembers, per line text, the terminal and the value it built, less the line number,
+# and a line read before is rebuilt from that with its own line number (no pattern matched, no groups read).
+# Only lines whose value follows from their text alone are remembered, and only after their value was built: a
+# line that does not read, or holds a number too large, is read afresh every time (its error is made again).
+# The deals, draws and shows (their cards) hardly ever repeat: their usual shapes are read by slicing
+# (``_quick_line``), anything else by their pattern.
+
+_MEMO_SIZE: Final = 4096
+"""The most lines (and names) a parser remembers; past that it forgets them all and starts again (a log of any
+size takes the same memory)."""
+
+_MEMO_KINDS: Final = frozenset([
+    T_TABLE_LINE, T_SEAT_LINE, T_CARRIED, T_MARKER, T_UNCALLED, T_TOTAL, T_POST, T_NOPLAY, T_ACT, T_PAROLE,
+    T_STANDS_PAT, T_MUCKS, T_COLLECTED, T_EVENT, T_SAID, T_SCORES])
+"""The terminals whose lines are remembered: their value is the line number and what the text says (the seat
+line's a seat and whether it counts points; the table line's has no line number)."""
+
+M_TUPLE: Final = 0  # a model tuple (or the carried pot's pair) whose first field is the line
+M_SAME: Final = 1  # the value as it is (the table line's: no line number)
+M_SEAT: Final = 2  # a seat line's (Seat, counts points)
+
+
+class _Seen:
+    """A line read before: its terminal, how its value is rebuilt, the value's type and its fields after the line
+    number (``M_SAME``: the value itself)."""
+
+    def __init__(self, kind: int, how: int, cls: type, tail: tuple[Any, ...], points: bool) -> None:
+        self.kind = kind
+        self.how = how
+        self.cls = cls
+        self.tail = tail
+        self.points = points
+
+    def value(self, line: int) -> object:
+        """The value the line would be built into at file line ``line``."""
+        if self.how == M_TUPLE:
+            return _new(self.cls, (line,) + self.tail)
+        if self.how == M_SEAT:
+            return _new(Seat, (line,) + self.tail), self.points
+        return self.tail
+
+
+def _seen(kind: int, value: object) -> _Seen:
+    """What to remember of a line of terminal ``kind`` (one of ``_MEMO_KINDS``) built into ``value``."""
+    if kind == T_TABLE_LINE:
+        return _Seen(kind, M_SAME, tuple, cast(tuple[Any, ...], value), False)
+    if kind == T_SEAT_LINE:
+        seat, points = cast(tuple[Seat, bool], value)
+        return _Seen(kind, M_SEAT, Seat, seat[1:], points)
+    row = cast(tuple[Any, ...], value)
+    return _Seen(kind, M_TUPLE, type(row), row[1:], False)
+
+
+_NAME: Final = re.compile(r"[\w\-.']+")
+
+# The patterns whose usual shapes ``_quick_line`` reads (a grammar whose patterns differ: every line is matched).
+_QUICK_PATTERNS: Final = {
+    "HAND_LINE": "Hand #(?P<id>\\S+) +- +(?P<date>\\d{4}\\/\\d{1,2}\\/\\d{1,2} +\\d{1,2}:\\d\\d(?::\\d\\d)?) *\n",
+    "SEAT_LINE": "Seat (?P<seat>\\d+): +(?P<name>[\\w\\-.']+) +\\((?P<n>\\d+) (?P<unit>in chips|points?)\\)"
+                 "(?P<out> is sitting out)? *\n",
+    "DEALT": "Dealt to +(?P<name>[\\w\\-.']+) *(?P<cards>\\[[^\\]\n]*\\]( *\\[[^\\]\n]*\\])?) *\n",
+    "ACT": "(?P<name>[\\w\\-.']+): (?:(?P<plain>folds|checks)|(?P<verb>calls|bets) +(?P<n>\\d+)"
+           "|raises +(?P<inc>\\d+) +to +(?P<to>\\d+))(?P<allin> and is all-in)?(?P<timedout> \\(timed out\\))?"
+           "(?: \\(took (?P<took>\\d+(?:\\.\\d+)?)s\\))? *\n",
+    "DISCARDS": "(?P<name>[\\w\\-.']+): discards +(?P<n>\\d+) cards?(?: +(?P<cards>\\[[^\\]\n]*\\]))?"
+                "(?: \\(took (?P<took>\\d+(\\.\\d+)?)s\\))? *\n",
+    "SHOWS": "(?P<name>[\\w\\-.']+): shows +(?P<cards>\\[[^\\]\n]*\\])(?: +\\((?P<desc>[^\n]*)\\))? *\n",
+    "COLLECTED": "(?P<name>[\\w\\-.']+) +collected +(?P<n>\\d+) +from "
+                 "+(?P<pot>pot \\(parole\\)|pot|main pot|side pot-\\d+) *\n",
+}
+
+
+def _plain_name(name: str, names: dict[str, str]) -> str:
+    """``name`` when it is a player's name (the patterns' ``[\\w\\-.']+``) that cannot be read as the first word
+    of another line (``Session:``, a standings line's ``12:`` …), so that a line led by it is the line its next
+    words say; else ``""``. Remembered in ``names``, which gives back the first string read for a name: every
+    line of a player then holds the same string, whose hash is computed once and which the engine's look-ups
+    compare by identity."""
+    known = names.get(name)
+    if known is None:
+        plain = (_NAME.fullmatch(name) is not None and not name.isdigit() and name not in _BY_FIRST_WORD
+                 and name + ":" not in _BY_FIRST_WORD)
+        known = name if plain else ""
+        if len(names) >= _MEMO_SIZE:
+            names.clear()
+        names[name] = known
+    return known
+
+
+def _number(key: str, start: int, end: int, most: int) -> int:
+    """The number ``key[start:end]`` when it is 1 to ``most`` ASCII digits, else -1 (what ``read_amount`` and
+    ``read_seat`` read from such digits: ``most`` is at most 15, the digits of ``MAX_AMOUNT``)."""
+    if end <= start or end - start > most:
+        return -1
+    value = 0
+    for i in range(start, end):
+        code = ord(key[i])
+        if code < 48 or code > 57:
+            return -1
+        value = value * 10 + code - 48
+    return value
+
+
+def _at(key: str, word: str, at: int) -> bool:
+    """Whether ``key`` holds ``word`` at ``at``."""
+    return key.find(word, at, at + len(word)) == at
+
+
+def _quick_line(key: str, line: int, names: dict[str, str]) -> tuple[int, object]:
+    """The terminal and value of the line ``key`` (without its newline) when it has one of the usual shapes,
+    with single spaces, digits 0-9 and a name that ``_plain_name`` passes: ``Hand #<id> - <yyyy/mm/dd hh:mm:ss>``,
+    ``Seat <n>: <name> (<n> in chips|points)`` (sitting out or not), ``Dealt to <name> [..]`` (or ``[..] [..]``),
+    ``<name>: folds|checks|calls <n>|bets <n>|raises <n> to <n>`` (all-in or not), ``<name>: discards <n>
+    card(s)`` (with or without ``[..]``), ``<name>: shows [..]`` (with or without ``(..)``), ``<name> collected
+    <n> from <pot>``; else ``(-1, None)``. Exactly the terminal and value their patterns and builders give such a
+    line (a test holds the two ways to it); any other line is read by its pattern."""
+    stop = len(key)
+    if stop < 2:
+        return -1, None
+    first = key[0]
+    if first == "D" and key.startswith("Dealt to "):
+        b = key.find(" [", 9)
+        if b <= 9 or "\n" in key:
+            return -1, None
+        close = key.find("]", b + 2)
+        if close < 0:
+            return -1, None
+        if close != stop - 1 and (not _at(key, " [", close + 1) or key.find("]", close + 3) != stop - 1):
+            return -1, None
+        name = _plain_name(key[9:b], names)
+        if not name:
+            return -1, None
+        # (what ``_dealt`` reads from the brackets ``key[b + 1:stop]``)
+        kept = cards_inside(key[b + 2:close])
+        groups = (kept,) if close == stop - 1 else (kept, cards_inside(key[close + 3:stop - 1]))
+        return T_DEALT, _new(Dealt, (line, name, groups))
+    if first == "S" and key.startswith("Seat "):
+        return _quick_seat(key, stop, line, names)
+    if first == "H" and key.startswith("Hand #"):
+        return _quick_hand(key, stop, line)
+    sp = key.find(" ")
+    if sp <= 0:
+        return -1, None
+    if key[sp - 1] != ":":
+        if not _at(key, " collected ", sp):
+            return -1, None
+        return _quick_collected(key, sp, stop, line, names)
+    verb = sp + 1
+    if verb >= stop:
+        return -1, None
+    c = key[verb]
+    if c == "s" and _at(key, "shows [", verb):
+        close = key.find("]", verb + 7)
+        if close < 0 or "\n" in key:
+            return -1, None
+        after = close + 1
+        desc: str | None = None
+        if after != stop:
+            if after + 3 > stop or not _at(key, " (", after) or key[stop - 1] != ")":
+                return -1, None
+            desc = key[after + 2:stop - 1]
+        name = _plain_name(key[:sp - 1], names)
+        if not name:
+            return -1, None
+        return T_SHOWS, _new(Show, (line, name, cards_inside(key[verb + 7:close]), desc))
+    if c == "d" and _at(key, "discards ", verb):
+        at = verb + 9
+        end = key.find(" card", at)
+        count = _number(key, at, end, 15)
+        if count < 0 or "\n" in key:
+            return -1, None
+        after = end + 5
+        if after < stop and key[after] == "s":
+            after += 1
+        cards: tuple[str, ...] | None = None
+        if after != stop:
+            if not _at(key, " [", after) or key.find("]", after + 2) != stop - 1:
+                return -1, None
+            cards = cards_inside(key[after + 2:stop - 1])
+        name = _plain_name(key[:sp - 1], names)
+        if not name:
+            return -1, None
+        return T_DISCARDS, _new(Discard, (line, name, count, cards, None))
+    return _quick_act(key, sp, stop, line, names)
+
+
+def _quick_act(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of ``<name>: <verb> ...`` (``sp``: the space after the colon) when it is a betting line."""
+    at = sp + 1
+    end = stop
+    allin = key.endswith(" and is all-in")
+    if allin:
+        end = stop - 14
+    c = key[at]
+    to = 0
+    if c == "f" and end - at == 5 and _at(key, "folds", at):
+        kind, amount = "fold", 0
+    elif c == "c" and end - at == 6 and _at(key, "checks", at):
+        kind, amount = "check", 0
+    elif c == "c" and _at(key, "calls ", at):
+        kind, amount = "call", _number(key, at + 6, end, 15)
+    elif c == "b" and _at(key, "bets ", at):
+        kind, amount = "bet", _number(key, at + 5, end, 15)
+        to = amount
+    elif c == "r" and _at(key, "raises ", at):
+        middle = key.find(" to ", at + 7, end)
+        kind, amount, to = "raise", _number(key, at + 7, middle, 15), _number(key, middle + 4, end, 15)
+    else:
+        return -1, None
+    if amount < 0 or to < 0:
+        return -1, None
+    name = _plain_name(key[:sp - 1], names)
+    if not name:
+        return -1, None
+    return T_ACT, _new(Action, (line, name, kind, amount, to, allin, False, None))
+
+
+def _quick_seat(key: str, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of a line starting ``Seat ``."""
+    colon = key.find(": ", 5)
+    seat = _number(key, 5, colon, 9)
+    if seat < 0:
+        return -1, None
+    opening = key.find(" (", colon + 2)
+    if opening < 0:
+        return -1, None
+    space = key.find(" ", opening + 2)
+    chips = _number(key, opening + 2, space, 15)
+    if chips < 0:
+        return -1, None
+    close = key.find(")", space)
+    if close < 0:
+        return -1, None
+    unit = key[space + 1:close]
+    if unit != "in chips" and unit != "points" and unit != "point":
+        return -1, None
+    if close + 1 == stop:
+        out = False
+    elif close + 16 == stop and _at(key, " is sitting out", close + 1):
+        out = True
+    else:
+        return -1, None
+    name = _plain_name(key[colon + 2:opening], names)
+    if not name:
+        return -1, None
+    return T_SEAT_LINE, (_new(Seat, (line, seat, name, chips, out)), unit != "in chips")
+
+
+def _quick_hand(key: str, stop: int, line: int) -> tuple[int, object]:
+    """``_quick_line`` of a line starting ``Hand #``: ``Hand #<id> - yyyy/mm/dd hh:mm:ss`` only."""
+    dash = key.find(" - ", 6)
+    if dash <= 6 or stop - dash != 22:
+        return -1, None
+    d = dash + 3  # the date: 19 characters
+    if (key[d + 4] != "/" or key[d + 7] != "/" or key[d + 10] != " " or key[d + 13] != ":" or key[d + 16] != ":"
+            or _number(key, d, d + 4, 4) < 0 or _number(key, d + 5, d + 7, 2) < 0
+            or _number(key, d + 8, d + 10, 2) < 0 or _number(key, d + 11, d + 13, 2) < 0
+            or _number(key, d + 14, d + 16, 2) < 0 or _number(key, d + 17, d + 19, 2) < 0):
+        return -1, None
+    hand_id = key[6:dash]
+    words = hand_id.split()
+    if len(words) != 1 or words[0] != hand_id:  # (no whitespace of any kind)
+        return -1, None
+    return T_HAND_LINE, (line, hand_id, key[d:stop])
+
+
+def _quick_collected(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of ``<name> collected <n> from <pot>`` (``sp``: the space after the name)."""
+    at = sp + 11
+    end = key.find(" from ", at)
+    amount = _number(key, at, end, 15)
+    if amount < 0:
+        return -1, None
+    where = key[end + 6:stop]
+    if where == "pot":
+        pot = "pot"
+    elif where == "main pot":
+        pot = "main"
+    elif where == "pot (parole)":
+        pot = "parole"
+    elif where.startswith("side pot-") and _number(where, 9, len(where), 15) >= 0:
+        pot = "side-" + where[9:]
+    else:
+        return -1, None
+    name = _plain_name(key[:sp], names)
+    if not name:
+        return -1, None
+    return T_COLLECTED, _new(Collect, (line, name, amount, pot))
 
 
 def _token_value(kind: int, m: re.Match[str], line: int) -> object:
@@ -563,10 +875,27 @@ class LineParser:
             self.gotos[state * nn + nonterminal] = target
         self.start_states: dict[str, int] = dict(tables["start_states"])
         self.end_states: dict[str, int] = dict(tables["end_states"])
+        # the lines read before (text, newline included → what was read), the names checked, and whether the
+        # grammar's patterns are the ones ``_quick_line`` reads the usual shapes of
+        self.memo: dict[str, _Seen] = {}
+        self.names: dict[str, str] = {}
+        self.quick: bool = all(name in by_name and by_name[name].pattern == pattern
+                               for name, pattern in _QUICK_PATTERNS.items())
 
     def parse(self, text: str, start: str, numbers: list[int], file: str) -> object:
         """The model object for ``text`` (lines each ending in a newline; ``numbers``: their file lines);
-        raises ``LineError`` for an unreadable line and ``_Misplaced`` for a line out of place."""
+        raises ``LineError`` for an unreadable line and ``_Misplaced`` for a line out of place. A last line
+        without its newline reads as no line does."""
+        lines = text.split("\n")
+        ended = lines[-1] == ""  # (the text ends with a newline, or is empty)
+        if ended:
+            lines.pop()
+        return self.parse_lines(lines, ended, start, numbers, file)
+
+    def parse_lines(self, lines: list[str], ended: bool, start: str, numbers: list[int], file: str) -> object:
+        """``parse`` of the text whose lines (without their newlines) are ``lines``, each followed by a newline
+        (``ended``) or all but the last. Raises ``_Split`` for a line holding a newline (the lines are not a
+        text's: ``parse`` reads the text they make)."""
         actions = self.actions
         gotos = self.gotos
         patterns = self.patterns
@@ -575,35 +904,66 @@ class LineParser:
         rule_origin = self.rule_origin
         nt = self.nt
         nn = self.nn
+        memo = self.memo
+        names = self.names
+        quick = self.quick
         end_state = self.end_states[start]
         stack: list[int] = [self.start_states[start]]
         values: list[object] = []
-        pos = 0
         line_no = 0
-        end = len(text)
+        total = len(lines)
+        whole = total if ended else total - 1  # the lines followed by a newline
+        # (a line past ``numbers`` has no number: read by its pattern, it fails as it always did)
+        known = min(whole, len(numbers))
         m: re.Match[str] | None = None
+        key = ""
+        fresh = False  # the line was not remembered
+        ready: object = None  # the line's value when it was made before the line is shifted (remembered, quick)
         while True:
-            if pos < end:
+            if line_no < total:
+                key = lines[line_no]
                 line_no += 1
-                nl = text.find("\n", pos)
-                if nl < 0:
-                    nl = end
-                kind, m = _fast_line(text, pos, nl, patterns)
-                if kind < 0:
-                    name, _, m, _ = _classify(text, pos, end, line_no, self.patterns_by_name)
-                    kind = _TERMINAL_CODE[name]
-                pos = nl + 1
+                seen = memo.get(key) if line_no <= known else None
+                fresh = seen is None
+                if seen is not None:
+                    kind = seen.kind
+                    ready = seen.value(numbers[line_no - 1])
+                else:
+                    kind = -1
+                    if quick and line_no <= known:
+                        kind, ready = _quick_line(key, numbers[line_no - 1], names)
+                    if kind < 0:
+                        ready = None
+                        if line_no <= whole:
+                            if "\n" in key:
+                                raise _Split()
+                            text = key + "\n"
+                        else:
+                            text = key
+                        kind, m = _fast_line(text, 0, len(key), patterns)
+                        if kind < 0:
+                            name, _, m, _ = _classify(text, 0, len(text), line_no, self.patterns_by_name)
+                            kind = _TERMINAL_CODE[name]
             else:
                 kind = T_END
+                ready = None
             while True:
                 action = actions[stack[-1] * nt + kind]
                 if action > 0:
                     stack.append(action - 1)
-                    assert m is not None
-                    try:
-                        values.append(_token_value(kind, m, numbers[line_no - 1]))
-                    except NumberTooLarge as big:
-                        raise LineError(line_no, _column_of(m, big.digits), big.what()) from None
+                    if ready is not None:
+                        value = ready
+                    else:
+                        assert m is not None
+                        try:
+                            value = _token_value(kind, m, numbers[line_no - 1])
+                        except NumberTooLarge as big:
+                            raise LineError(line_no, _column_of(m, big.digits), big.what()) from None
+                    values.append(value)
+                    if fresh and kind in _MEMO_KINDS:
+                        if len(memo) >= _MEMO_SIZE:
+                            memo.clear()
+                        memo[key] = _seen(kind, value)
                     break
                 if action == 0:
                     raise _Misplaced(line_no, _TERMINALS[kind])
@@ -671,9 +1031,8 @@ _START: Final = {"house": "hand", "preamble": "preamble", "session_end": "sessio
 
 def parse_house_block(block: RawBlock) -> Block:
     """A house-format block → ``Hand`` / ``Preamble`` / ``SessionEnd``, or a ``ParseFailure``; never raises."""
-    text = block.text()
     if block.kind == "preamble":  # numbers the builder does not read: option values
-        long_number = LONG_NUMBER.search(text)
+        long_number = LONG_NUMBER.search(block.text())
         if long_number is not None:
             return long_number_failure(block, long_number)
     start = _START.get(block.kind)
@@ -683,7 +1042,14 @@ def parse_house_block(block: RawBlock) -> Block:
         return too_long_failure(block)
     parser = house_line_parser()
     try:
-        result = parser.parse(text, start, block.numbers, block.file)
+        # the block's lines as the reader cut them (its text, ``block.text()``, read line by line: the same
+        # lines, unless a block made otherwise has none or one holding a newline)
+        try:
+            if not block.lines:
+                raise _Split()
+            result = parser.parse_lines(block.lines, True, start, block.numbers, block.file)
+        except _Split:
+            result = parser.parse(block.text(), start, block.numbers, block.file)
     except LineError as exc:
         return failure(block, exc.line, exc.column, exc.what)
     except _Misplaced as misplaced:

@@ -344,22 +344,31 @@ def after_action(st: HandState) -> None:
     assert rnd is not None
     folded = st.folded
     all_in = st.all_in
+    order = st.order
     live = 0
     only: str | None = None
     able = 0
-    owes = False
-    for q in st.order:
-        if q in folded:
-            continue
-        live += 1
-        only = q
-        if q not in all_in:
-            able += 1
-            if not owes and rnd.to_call(q) != 0:
-                owes = True
+    if not folded and not all_in:  # nobody out yet (the common case): nothing to look up
+        live = able = len(order)
+        if live:
+            only = order[live - 1]
+    else:
+        for q in order:
+            if q in folded:
+                continue
+            live += 1
+            only = q
+            if q not in all_in:
+                able += 1
     if live == 1:
         st.won_by_fold = only
         rnd.pending = set()
         return
-    if able <= 1 and (not owes or only_all_ins_left(st, rnd)):
-        rnd.pending = set()
+    if able <= 1:
+        owes = False  # whether a player able to act has chips to call
+        for q in order:
+            if q not in folded and q not in all_in and rnd.to_call(q) != 0:
+                owes = True
+                break
+        if not owes or only_all_ins_left(st, rnd):
+            rnd.pending = set()

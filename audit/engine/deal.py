@@ -98,10 +98,12 @@ def deal_to(st: HandState, d: Dealt) -> None:
         st.street = "deal"
     groups = d.groups
     cards = groups[0] if len(groups) == 1 else tuple([c for g in groups for c in g])
-    found = check_deal(st, d, cards)
-    if found:
-        note_all(st, found)
-    st.used.update(cards)
+    used = st.used
+    if not clean_deal(st, d.player, cards, used):
+        found = check_deal(st, d, cards)
+        if found:
+            note_all(st, found)
+        used.update(cards)
     st.cards[d.player] = cards
     if st.profile.openers_jacks and d.player in st.in_hand:
         note_openers(st, d.player, cards)
@@ -124,6 +126,24 @@ def could_open(st: HandState) -> bool | None:
     if st.openers_holder is not None:
         return True
     return False if st.openers_ranked == len(st.order) else None
+
+
+def clean_deal(st: HandState, p: str, cards: tuple[str, ...], used: set[str]) -> bool:
+    """The common case of a deal, judged and applied at once: five cards of this deck to a player sitting in,
+    none already out of the stub, none twice (then they are in ``used``). ``False``: ``used`` is as it was,
+    for ``check_deal`` to judge."""
+    if len(cards) != 5 or p in st.sitting_out:
+        return False
+    deck = st.deck_cards
+    for c in cards:
+        if c in used or c not in deck:
+            return False
+    before = len(used)
+    used.update(cards)
+    if len(used) == before + 5:
+        return True
+    used.difference_update(cards)  # a card twice in the hand (none of them was in ``used``)
+    return False
 
 
 def check_deal(st: HandState, d: Dealt, cards: tuple[str, ...]) -> list[Finding] | None:

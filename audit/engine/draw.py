@@ -114,7 +114,7 @@ def check_discard(st: HandState, d: Discard) -> list[Finding] | None:
     p = d.player
     thrown = d.cards or ()
     hand = st.cards.get(p)
-    if len(thrown) == d.count and (hand is None or all(c in hand for c in thrown)):
+    if len(thrown) == d.count and (hand is None or _all_held(thrown, hand)):
         return None
     out: list[Finding] | None = None
     if len(thrown) != d.count:
@@ -128,6 +128,14 @@ def check_discard(st: HandState, d: Discard) -> list[Finding] | None:
                                (("player", p), ("cards", " ".join(missing)), ("n", len(missing))),
                                player=p, expected=" ".join(hand), actual=" ".join(thrown)))
     return out
+
+
+def _all_held(cards: tuple[str, ...], hand: tuple[str, ...]) -> bool:
+    """Every one of ``cards`` is in ``hand`` (``all(c in hand for c in cards)``, without a generator)."""
+    for c in cards:
+        if c not in hand:
+            return False
+    return True
 
 
 def check_draw_limit(st: HandState, p: str, d: Discard, count: int) -> Finding | None:
@@ -240,7 +248,9 @@ def draw_received(st: HandState, d: Dealt) -> None:
     """A player's new cards after his discard: judged (as many as he threw, his kept cards unchanged, five in
     all, off the stub), then his."""
     p = d.player
-    disc = st.draw_pending.pop(p)
+    pending = st.draw_pending
+    disc = pending[p]
+    del pending[p]
     hand = st.cards.get(p, ())
     if len(d.groups) == 1:
         kept: tuple[str, ...] = ()
@@ -286,7 +296,7 @@ def check_received(st: HandState, d: Dealt, disc: Discard, hand: tuple[str, ...]
         out = [finding(st, Rule.DRAW_COUNT, d.line, "received", (("player", p), ("thrown", ndisc), ("n", len(new))),
                        player=p, expected=ndisc, actual=len(new))]
     discarded = disc.cards
-    if hand and discarded is not None and len(d.groups) > 1:
+    if hand and discarded is not None and len(d.groups) > 1 and not _kept_in_order(hand, discarded, kept):
         kept_in_order = [c for c in hand if c not in discarded]
         if not same_cards(kept_in_order, kept):
             expected_kept = sorted(kept_in_order)
@@ -301,6 +311,25 @@ def check_received(st: HandState, d: Dealt, disc: Discard, hand: tuple[str, ...]
                         actual=n)
         out = [found] if out is None else out + [found]
     return out
+
+
+def _kept_in_order(hand: tuple[str, ...], thrown: tuple[str, ...], kept: tuple[str, ...]) -> bool:
+    """Whether ``kept`` is ``hand`` without the ``thrown`` cards, in the hand's order (``same_cards`` of the
+    kept list, without building it)."""
+    n = len(kept)
+    j = 0
+    for c in hand:
+        is_thrown = False
+        for t in thrown:
+            if t == c:
+                is_thrown = True
+                break
+        if is_thrown:
+            continue
+        if j >= n or kept[j] != c:
+            return False
+        j += 1
+    return j == n
 
 
 def check_stub_cards(st: HandState, p: str, new: tuple[str, ...], line: int) -> list[Finding] | None:
@@ -368,9 +397,11 @@ def take_from_stub(st: HandState, new: tuple[str, ...]) -> None:
             elif remaining:
                 remaining.pop(0)
         st.stub = remaining
+    used = st.used
+    back = st.back_in_stub  # empty unless a reshuffle let cards back
     for c in new:
-        st.used.add(c)
-        if c in st.back_in_stub:
+        used.add(c)
+        if back and c in back:
             st.drawn_after_reshuffle.add(c)
-            st.back_in_stub.discard(c)
+            back.discard(c)
             st.back_in_stub_drawn.add(c)

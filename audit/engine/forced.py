@@ -61,12 +61,21 @@ def check_all_in_mark(st: HandState, player: str, had: int, amount: int, line: i
 def pay(st: HandState, player: str, amount: int, line: int, all_in_flag: bool, paying: str, kind: str = "") -> None:
     """Chips put in by a post, a call, a bet or a raise: judged against the stack and the all-in mark, then
     moved (a player without a seat has no stack: nothing to judge or move)."""
-    had = st.stack.get(player)
+    stack = st.stack
+    had = stack.get(player)
     if had is None:
         return
-    note(st, check_stack(st, player, had, amount, line, paying, kind))
-    note(st, check_all_in_mark(st, player, had, amount, line, all_in_flag))
-    put_in(st, player, amount, all_in_flag)
+    if amount > had:
+        note(st, check_stack(st, player, had, amount, line, paying, kind))
+    left = had - amount
+    if (all_in_flag and left > 0) or (not all_in_flag and left == 0 and amount > 0):
+        note(st, check_all_in_mark(st, player, had, amount, line, all_in_flag))
+    # ``put_in`` with the stack already read (the player has one)
+    stack[player] = left
+    contrib = st.contrib
+    contrib[player] = contrib.get(player, 0) + amount
+    if left <= 0 or all_in_flag:
+        st.all_in.add(player)
 
 
 # ------------------------------------------------------------------ a post
@@ -89,6 +98,8 @@ def apply_post(st: HandState, post: Post) -> None:
         st.posted[p] = [post]
     else:
         mine.append(post)
+    if post.kind == "dead" or post.kind == "both":
+        st.dead_posted = True
     if post.kind in ("small", "big", "over", "live"):  # live: a bet of the first round
         st.pre_bets[p] = st.pre_bets.get(p, 0) + post.amount
         if post.all_in:

@@ -51,7 +51,8 @@ def open_round(st: HandState, street: str, line: int) -> None:
     rnd.pending = pending
     if street == "second" and len(pending) <= 1 and nothing_to_call(rnd, pending):
         rnd.pending = pending = set()
-    if count_able(st) <= 1 and (nothing_to_call(rnd, pending) or only_all_ins_left(st, rnd)):
+    # (every pending player can act: with two pending, two can)
+    if len(pending) <= 1 and count_able(st) <= 1 and (nothing_to_call(rnd, pending) or only_all_ins_left(st, rnd)):
         rnd.pending = set()
     st.next_to_act = round_start(st, street)
 

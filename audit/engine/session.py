@@ -274,5 +274,11 @@ def next_button(prev_button: int, dealt_seats: list[int], redeal: bool) -> int |
         return None
     if redeal:
         return prev_button
-    after = [seat for seat in dealt_seats if seat > prev_button]
-    return min(after) if after else min(dealt_seats)
+    lowest = dealt_seats[0]
+    after = -1  # the lowest seat after the previous button (-1: none)
+    for seat in dealt_seats:
+        if seat < lowest:
+            lowest = seat
+        if seat > prev_button and (after < 0 or seat < after):
+            after = seat
+    return after if after >= 0 else lowest

@@ -10,12 +10,12 @@ from audit.engine.parole import (
 )
 from audit.engine.result import HandResult, PotResult
 from audit.engine.rounds import close_round, settle_uncalled
-from audit.engine.showdown import check_points, check_show_order, check_site_known_cards, pot_winners
+from audit.engine.showdown import check_points, check_show_order, check_site_known_cards, winners_among
 
 from audit.engine.state import HandState, dead_money, finding, gather, gather_all, note, note_all, record
 from audit.findings import Finding
 from audit.model import Collect, SummaryTotal, Uncalled
-from audit.pots import build_pots, odd_chip_order, split
+from audit.pots import odd_chip_order, pot_levels, split
 from audit.rules import Rule
 
 
@@ -69,13 +69,14 @@ def finish(st: HandState) -> HandResult:
     due = dict(st.returned_due)
     if due or st.returned_log:
         note_all(st, check_uncalled(st, due))
-    dead_posts, dead_total = dead_money(st)
+    # (``dead_money`` finds nothing unless a dead or a small-and-big post was made)
+    dead_posts, dead_total = dead_money(st) if st.dead_posted else ({}, 0)
     contributions_after: dict[str, int] = {}
     for p, amount in contrib.items():
         contributions_after[p] = amount - due.get(p, 0) - dead_posts.get(p, 0)
     folded = st.folded
     live = [p for p in st.order if p not in folded]
-    pots_built = build_pots(contributions_after, live, st.order, st.dead + dead_total) if not redeal else []
+    pots_built = pot_levels(contributions_after, live, st.order, st.dead + dead_total) if not redeal else []
     results: list[PotResult] = []
     should: dict[str, int] = dict(due)
     parole = st.parole_state == "accepted"
@@ -83,10 +84,10 @@ def finish(st: HandState) -> HandResult:
         odd_order = odd_chip_order(st.order, st.button_index)
         mucked = st.mucked
         showdown_players = [p for p in live if p not in mucked]
-        for pot in pots_built:
-            winners = pot_winners(st, pot, showdown_players, parole)
-            awards = split(pot.amount, winners, odd_order) if winners else {}
-            results.append(PotResult(name=pot.name, amount=pot.amount, eligible=list(pot.eligible),
+        for name, amount, eligible in pots_built:
+            winners = winners_among(st, eligible, showdown_players, parole)
+            awards = split(amount, winners, odd_order) if winners else {}
+            results.append(PotResult(name=name, amount=amount, eligible=list(eligible),
                                      winners=winners, awards=awards, collected={}))
     if parole and results:
         attribute_parole_collects(results, st.collected)
@@ -294,6 +295,10 @@ def judge_pot(st: HandState, r: PotResult) -> list[Finding] | None:
     for amount in got.values():
         total += amount
     payable = r["amount"] - r.get("rake", 0)
+    if total == payable and got == awards:  # paid as it should be: only who showed is left to judge
+        if len(r["eligible"]) >= 2 and st.won_by_fold is None:
+            out = gather_all(out, check_winner_showed(st, r, lines, line, []))
+        return out
     paid_wrong = [p for p in got if got[p] > 0 and p not in awards]
     if len(r["eligible"]) >= 2 and st.won_by_fold is None:
         out = gather_all(out, check_winner_showed(st, r, lines, line, paid_wrong))

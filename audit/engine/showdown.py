@@ -7,7 +7,7 @@ from audit.engine.deal import note_card_list
 from audit.engine.parole import check_play_after_split, end_parole_answers
 from audit.engine.rounds import close_round
 
-from audit.engine.state import HandState, finding, gather, note, record
+from audit.engine.state import HandState, finding, gather, hand_strength, note, record
 from audit.findings import Finding
 from audit.model import Dealt, Discard, Muck, Score, Show, StandPat
 from audit.pots import Pot
@@ -74,7 +74,7 @@ def check_description(st: HandState, s: Show) -> Finding | None:
     """``HAND_DESCRIPTION``: the hand's stated name is what its five cards make (not judged for cards the deck
     cannot rank: the card itself is the finding)."""
     assert s.description is not None
-    strength = st.ranking.rank_hand(s.cards)
+    strength = hand_strength(st, s.player, s.cards)
     if strength is None or st.ranking.fits_description(s.description, strength):
         return None
     named = st.ranking.describe_strength(strength)
@@ -110,7 +110,7 @@ def best_hands(st: HandState, players: list[str]) -> list[str]:
     best: tuple[int, ...] | None = None
     winners: list[str] = []
     for p in players:
-        s = st.ranking.rank_hand(st.cards.get(p))
+        s = hand_strength(st, p, st.cards.get(p))
         if s is None:
             continue
         if best is None or s > best:
@@ -123,11 +123,17 @@ def best_hands(st: HandState, players: list[str]) -> list[str]:
 def pot_winners(st: HandState, pot: Pot, showdown_players: list[str], parole: bool) -> list[str]:
     """Who wins ``pot``: its only eligible player, every eligible player after an accepted parole, else the
     best hands among those who reached the show down."""
+    return winners_among(st, pot.eligible, showdown_players, parole)
+
+
+def winners_among(st: HandState, pot_eligible: tuple[str, ...], showdown_players: list[str],
+                  parole: bool) -> list[str]:
+    """``pot_winners`` for a pot given by its eligible players."""
     if parole:
-        return list(pot.eligible)
-    eligible = [p for p in pot.eligible if p in showdown_players]
-    if len(pot.eligible) == 1:
-        return list(pot.eligible)
+        return list(pot_eligible)
+    eligible = [p for p in pot_eligible if p in showdown_players]
+    if len(pot_eligible) == 1:
+        return list(pot_eligible)
     if not eligible:
         return []
     return best_hands(st, eligible)

@@ -175,6 +175,7 @@ class HandState:
         self.blind_all_in = False  # a blind was posted all-in (perhaps short of its full size)
         self.min_bet = 1
         self.posted: dict[str, list[Post]] = {}
+        self.dead_posted = False  # a post of kind ``dead`` or ``both`` was made: ``dead_money`` may find some
         self.last_line = hand.line
         self.pre_bets: dict[str, int] = {}  # live blinds: each player's first-round bet before the action
         self.last_actor: str | None = None
@@ -189,8 +190,27 @@ class HandState:
         self.shown_cards_all: set[str] = set()  # cards shown so far (site logs: hidden hands)
         self.draw_closed = False
         self.loose_cards = False  # some hand in ``cards`` holds a card that is not in ``used``
+        # each player's hand as last ranked, and its strength (``hand_strength``; made at the first ranking)
+        self.strengths: dict[str, tuple[tuple[str, ...], tuple[int, ...] | None]] | None = None
         self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
 
+
+
+def hand_strength(st: HandState, player: str, cards: tuple[str, ...] | None) -> tuple[int, ...] | None:
+    """``st.ranking.rank_hand(cards)``, kept for the player's hand as last ranked: a hand shown with its name is
+    ranked again at the show down (the same cards in the same order: the same strength)."""
+    if cards is None:
+        return None
+    known = st.strengths
+    if known is None:
+        known = st.strengths = {}
+    else:
+        entry = known.get(player)
+        if entry is not None and entry[0] == cards:
+            return entry[1]
+    strength = st.ranking.rank_hand(cards)
+    known[player] = (cards, strength)
+    return strength
 
 
 def button_index(order: list[str], seat_of: dict[str, int], button: int) -> int:
@@ -402,10 +422,14 @@ def expected_actor(st: HandState, after: str | None) -> str | None:
     if after is None:
         return st.next_to_act if st.next_to_act in rnd.pending else None
     order = st.order
-    if after not in order:  # the last to act was not dealt in (judged on that line): no turn to expect
-        return None
-    idx = order.index(after) + 1
     n = len(order)
+    idx = -1
+    for i in range(n):  # one pass (``in``, then ``index``, was two)
+        if order[i] == after:
+            idx = i + 1
+            break
+    if idx < 0:  # the last to act was not dealt in (judged on that line): no turn to expect
+        return None
     pending = rnd.pending
     for i in range(n):
         p = order[(idx + i) % n]

@@ -39,6 +39,9 @@ _KIND: Final[dict[type, int]] = {
 }
 # the kinds of line whose player must have a seat (UNKNOWN_PLAYER, and the line is skipped)
 _SEATED: Final[frozenset[int]] = frozenset({0, 1, 2, 4, 5, 6, 7, 9, 11, 14, 15, 16})
+# the same kinds as bits of one int (``_SEATED_BITS >> kind & 1``: no set look-up, no int object per line)
+_SEATED_BITS: Final = (1 << 0 | 1 << 1 | 1 << 2 | 1 << 4 | 1 << 5 | 1 << 6 | 1 << 7 | 1 << 9 | 1 << 11 | 1 << 14
+                       | 1 << 15 | 1 << 16)
 
 
 def replay(hand: Hand, profile: Profile, session: str | None = None, steps: bool = False) -> HandResult:
@@ -77,7 +80,7 @@ def follow(st: HandState, item: Item) -> bool:
     # one dict look-up by type (the classes are module globals: comparing with each costs a look-up too)
     kind = _KIND.get(type(item), -1)
     row: tuple[Any, ...] = item  # every line's first field is its line number, the second its player
-    if kind in _SEATED and row[1] not in st.seat_of:
+    if kind >= 0 and (_SEATED_BITS >> kind) & 1 and row[1] not in st.seat_of:
         st.findings.append(unknown_player(st, row[1], row[0]))
         return False
     if kind == 0:
