@@ -51,10 +51,13 @@ file's rows go uncompressed, which saves the two processes 9% of their CPU time 
 files) for a few megabytes of temporary disk."""
 MAX_WORKERS = 64
 """The most ``--workers`` accepted; a run uses at most one worker per core (and per file)."""
-SMALL_FILE_BYTES = 256 * 1024
+SMALL_FILE_BYTES = 2 * 1024 * 1024
 """A file this small is written together with the small files next to it, in one transaction (``BATCH_BYTES`` of
-them at most): DuckDB's commit and each insert cost about the same for ten hands as for thousands."""
-BATCH_BYTES = 1024 * 1024
+them at most): DuckDB's commit and each insert cost about the same for ten hands as for thousands, and each commit
+is a checkpoint that compresses the tables' last row groups again (20 logs of 1 MB: the main process's CPU time
+2.5 s with 256 KB and 1 MB, 1.65 s with 2 MB and 4 MB, 1.35 s with 2 MB and 8 MB; its peak memory 209, 224 and
+247 MB; ``bench/ingest.py --hands 20000 --hands-per-file 1000``)."""
+BATCH_BYTES = 8 * 1024 * 1024
 MAX_STREAM = 1 << 30
 """The most bytes read from standard input, a pipe or a device (``ingest --max-stream``): each is copied to a
 temporary file before it is audited, and an endless one (``yes | audit ingest -``) would fill the disk."""
