@@ -207,15 +207,14 @@ def _b_mucks(m: re.Match[str], line: int) -> Muck:
     return _new(Muck, (line, m.group(1)))
 
 
+_POTS: Final = {"pot": "pot", "main pot": "main", "pot (parole)": "parole"}
+"""A collect line's pot as written → its key (a side pot, ``side pot-N``, is ``side-N``)."""
+
+
 def _b_collected(m: re.Match[str], line: int) -> Collect:
     name, n, where = m.groups()
-    if where == "pot":
-        pot = "pot"
-    elif where == "main pot":
-        pot = "main"
-    elif where == "pot (parole)":
-        pot = "parole"
-    else:
+    pot = _POTS.get(where)
+    if pot is None:
         pot = "side-" + where.rsplit("-", 1)[1]
     return _new(Collect, (line, name, read_amount(n), pot))
 
@@ -741,16 +740,11 @@ def _quick_collected(key: str, sp: int, stop: int, line: int, names: dict[str, s
     if amount < 0:
         return -1, None
     where = key[end + 6:stop]
-    if where == "pot":
-        pot = "pot"
-    elif where == "main pot":
-        pot = "main"
-    elif where == "pot (parole)":
-        pot = "parole"
-    elif where.startswith("side pot-") and _number(where, 9, len(where), 15) >= 0:
+    pot = _POTS.get(where)
+    if pot is None:
+        if not where.startswith("side pot-") or _number(where, 9, len(where), 15) < 0:
+            return -1, None
         pot = "side-" + where[9:]
-    else:
-        return -1, None
     name = _plain_name(key[:sp], names)
     if not name:
         return -1, None
@@ -875,7 +869,8 @@ class LineParser:
             self.gotos[state * nn + nonterminal] = target
         self.start_states: dict[str, int] = dict(tables["start_states"])
         self.end_states: dict[str, int] = dict(tables["end_states"])
-        # the lines read before (text, newline included → what was read), the names checked, and whether the
+        # the lines read before (a line's text without its newline → what was read), the names checked (each
+        # name → the string first read for it, or "" when it is not a plain name), and whether the
         # grammar's patterns are the ones ``_quick_line`` reads the usual shapes of
         self.memo: dict[str, _Seen] = {}
         self.names: dict[str, str] = {}

@@ -148,10 +148,8 @@ def clean_deal(st: HandState, p: str, cards: tuple[str, ...], used: set[str]) ->
 
 def check_deal(st: HandState, d: Dealt, cards: tuple[str, ...]) -> list[Finding] | None:
     """``DEAL_COUNT``: five cards, to a player dealt in; the card lists' checks; ``CARD_DUPLICATE``: no card
-    another player holds. ``None`` when all is well."""
+    another player holds. ``None`` when all is well. Called for the deals ``clean_deal`` did not pass."""
     p = d.player
-    if p not in st.sitting_out and len(cards) == 5 and not any_used(st, cards) and cards_clean(st, cards):
-        return None
     out: list[Finding] | None = None
     if p in st.sitting_out:
         out = gather(out, finding(st, Rule.DEAL_COUNT, d.line, "sitting_out", (("player", p),), player=p))
