@@ -19,7 +19,6 @@ error) stops it at the same place, after the same output. A worker that dies (th
 
 from __future__ import annotations
 
-import gc
 import io
 import os
 import pickle
@@ -326,24 +325,14 @@ class _Pool:
         # holds no database or thread pool a fork would copy half-locked); spawned (multiprocessing) when threads
         # run or fork is missing
         fork = threading.active_count() == 1 and hasattr(os, "fork")
-        if fork:
-            house_line_parser()
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError, AttributeError):
-                pass
         if not fork:
             import multiprocessing
 
             self.procs, self.conns = start_workers(multiprocessing.get_context("spawn"), workers, _worker_main,
                                                    (profile.name, profile.description, profile.params))
             return
-        gc.freeze()  # the collector of a worker then leaves the objects it shares with this process untouched
-        try:
-            self.procs, self.conns = fork_workers(workers, _worker_main, profile)
-        finally:
-            gc.unfreeze()
+        house_line_parser()
+        self.procs, self.conns = fork_workers(workers, _worker_main, profile)
 
     def run(self, tasks: Iterator[Task], ahead: int) -> Iterator[tuple[Task, list[PartResult] | None]]:
         """Each task with its results, in plan order; ``None`` for a task the caller reads itself (``here``).

@@ -165,10 +165,30 @@ def _readable(fd: int, timeout: float) -> bool:
 def fork_workers(count: int, target: Callable[[PipeEnd, Any], None], arg: Any) -> tuple[list[Any], list[Any]]:
     """``count`` processes forked from this one running ``target(pipe end, arg)`` (Ctrl-C ignored from their
     first step, every other worker's pipe ends closed in them); returns them and this side's pipe ends. A worker
-    leaves with ``os._exit``: 0 when ``target`` returns, 1 (after its traceback) when it raises."""
+    leaves with ``os._exit``: 0 when ``target`` returns, 1 (after its traceback) when it raises. This process's
+    buffered output is flushed first (a worker would write it again), and the collector leaves the objects the
+    workers share with it untouched (``gc.freeze`` while they are forked: copied pages stay shared)."""
+    import gc
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
     procs: list[Any] = []
     conns: list[Any] = []
     ours: list[int] = []  # this process's ends of the workers started so far
+    gc.freeze()
+    try:
+        _fork_each(count, target, arg, procs, conns, ours)
+    finally:
+        gc.unfreeze()
+    return procs, conns
+
+
+def _fork_each(count: int, target: Callable[[PipeEnd, Any], None], arg: Any, procs: list[Any], conns: list[Any],
+               ours: list[int]) -> None:
+    """``fork_workers``' forks, appended to ``procs`` and ``conns`` as they start."""
     with _ctrl_c_ignored():
         for _ in range(count):
             to_worker, from_main = os.pipe()
@@ -195,7 +215,6 @@ def fork_workers(count: int, target: Callable[[PipeEnd, Any], None], arg: Any) -
             procs.append(ForkedWorker(pid, alive_read))
             conns.append(PipeEnd(to_main, from_main))
             ours += [to_main, from_main, alive_read]
-    return procs, conns
 
 
 def ready(waiting: Sequence[Any]) -> list[Any]:

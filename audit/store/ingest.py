@@ -587,18 +587,7 @@ class WorkerPool(Generic[Outcome]):
         again (a process that has loaded DuckDB or Arrow, or runs threads, must not be forked: a fork would copy
         their locks and thread pools half-held)."""
         if fork:
-            import gc
-
-            for stream in (sys.stdout, sys.stderr):  # what is buffered would be written again by a worker
-                try:
-                    stream.flush()
-                except (OSError, ValueError, AttributeError):
-                    pass
-            gc.freeze()  # a worker's collector then leaves the objects it shares with this process untouched
-            try:
-                self.procs, self.conns = fork_workers(workers, _worker_main, task)
-            finally:
-                gc.unfreeze()
+            self.procs, self.conns = fork_workers(workers, _worker_main, task)
             return
         import multiprocessing
 
