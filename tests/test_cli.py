@@ -85,6 +85,39 @@ def test_every_command_has_help() -> None:
                 assert param.help, f"{name} {param.name}"
 
 
+def test_each_command_is_imported_from_its_module() -> None:
+    """``COMMANDS`` (a command's name → its module, imported when it is asked for) names every command of every
+    module of the package, and only those."""
+    import importlib
+    import pkgutil
+
+    import audit.cli
+    from audit.cli.main import COMMANDS
+
+    found = {}
+    for info in pkgutil.iter_modules(audit.cli.__path__):
+        if info.name == "main":
+            continue
+        module = importlib.import_module(f"audit.cli.{info.name}")
+        for command in getattr(module, "COMMANDS", []):
+            found[command.name] = info.name
+    assert found == COMMANDS
+    assert {name: command.callback.__module__ for name, command in main.commands.items()} == \
+        {name: f"audit.cli.{module}" for name, module in COMMANDS.items()}
+
+
+@needs_shared
+def test_check_imports_no_other_command() -> None:
+    code = ("import sys; from audit.cli import main\n"
+            "try:\n    main(['check', '--jobs', '1', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('audit.cli.') or m in ('babel', 'logging',"
+            " 'socket', 'tempfile', 'difflib')))")
+    run = subprocess.run([sys.executable, "-c", code, str(EDGE / "odd-chip-three-way.txt")], capture_output=True,
+                         text=True)
+    assert run.stdout.strip().splitlines()[-1] == str(['audit.cli.check', 'audit.cli.main', 'audit.cli.options',
+                                                       'audit.cli.progress'])
+
+
 @needs_shared
 def test_check_imports_no_database_libraries() -> None:
     code = ("import sys; from audit.cli import main\n"

@@ -106,3 +106,79 @@ def test_check_does_not_load_the_page_templates() -> None:
             "print(sorted(m for m in ('jinja2', 'duckdb') if m in sys.modules))")
     run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
     assert run.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_stored_catalogues_are_the_message_files_as_they_are() -> None:
+    from audit import words
+
+    for lang in LANGS:
+        source = (words._HERE / f"{lang}.toml").read_bytes().decode()
+        stored = words.stored_catalogue(lang, source)
+        assert stored is not None, f"{lang}.toml changed since its catalogue was stored: run `make tables`"
+        parsed = words.read_catalogue(source)
+        assert stored == parsed and list(stored) == list(parsed)  # the same keys, in the same order
+        assert catalogue(lang) == parsed
+
+
+def test_a_catalogue_stored_for_another_text_is_not_used(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from audit import words
+
+    folder = Path(str(tmp_path))
+    for lang in LANGS:
+        (folder / f"{lang}.toml").write_bytes((words._HERE / f"{lang}.toml").read_bytes())
+    words.write_stored(folder)
+    source = (folder / "en.toml").read_bytes().decode()
+    saved = words._HERE
+    try:
+        words._HERE = folder
+        assert words.stored_catalogue("en", source) is not None
+        assert words.stored_catalogue("en", source.replace("{n} chips", "{n} jetons")) is None
+        (folder / "en.toml").write_text(source.replace('other = "{n} chips"', 'other = "{n} jetons"'),
+                                        encoding="utf-8")
+        words.catalogue.cache_clear()
+        assert words.catalogue("en")["unit.chips"] == {"one": "{n} chip", "other": "{n} jetons"}
+        (folder / "en.json").write_text("{not json", encoding="utf-8")
+        words.catalogue.cache_clear()
+        assert words.catalogue("en")["unit.chips"] == {"one": "{n} chip", "other": "{n} jetons"}
+    finally:
+        words._HERE = saved
+        words.catalogue.cache_clear()
+    assert chips(2, "en") == "2 chips"
+
+
+def _numbers() -> list[int]:
+    import random
+
+    rng = random.Random(31)
+    found = set(range(-2100, 2100))
+    for k in range(3, 26):
+        for n in (10**k, 10**k - 1, 10**k + 1, 2 * 10**k, 10**k * 7 // 3):
+            found |= {n, -n}
+    found |= {rng.randrange(-10**k, 10**k) for k in range(4, 20) for _ in range(200)}
+    found |= {1_000_000 * rng.randrange(1, 10**9) for _ in range(500)}
+    return sorted(found)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_numbers_and_plural_forms_are_babels(lang: str) -> None:
+    """``number`` and the plural forms, said without Babel below 10**18, are Babel's (and beyond it, Babel's
+    own answer or its failure)."""
+    from babel import Locale
+    from babel.numbers import format_decimal
+
+    from audit import words
+
+    locale = Locale.parse(lang)
+    for n in _numbers():
+        try:
+            expected: str | type[Exception] = str(format_decimal(n, locale=locale))
+        except Exception as exc:  # (Babel refuses numbers of 25 digits and more)
+            expected = type(exc)
+        if isinstance(expected, str):
+            assert words.number(n, lang) == expected, n
+        else:
+            with pytest.raises(expected):
+                words.number(n, lang)
+        assert words.plural_form(abs(n), lang) == locale.plural_form(abs(n)), n

@@ -3,17 +3,17 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from click.shell_completion import CompletionItem
 
 from audit.errors import ProfileError
 from audit.textout import shown
 
 if TYPE_CHECKING:  # pragma: no cover
+    from click.shell_completion import CompletionItem
+
     from audit.profile import Profile
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -62,11 +62,15 @@ class ProfileName(_TextParam):
         names = _profile_names()
         if text in names:
             return text
+        import difflib
+
         near = difflib.get_close_matches(text.replace("_", "-").lower(), names, n=1, cutoff=0.5)
         hint = f"; did you mean {near[0]!r}?" if near else ""
         self.fail(f"unknown profile {shown(text)}{hint} (profiles: {', '.join(names)})", param, ctx)
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+        from click.shell_completion import CompletionItem
+
         return [CompletionItem(n) for n in _profile_names() if n.startswith(incomplete)]
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
@@ -88,12 +92,16 @@ class OptionSetting(_TextParam):
         domains = option_domains()
         name = key.strip()
         if name not in domains:
+            import difflib
+
             near = difflib.get_close_matches(name.replace("_", "-").lower(), list(domains), n=1, cutoff=0.5)
             hint = f"; did you mean {near[0]!r}?" if near else ""
             self.fail(f"unknown option {shown(name)}{hint} (options: {', '.join(sorted(domains))})", param, ctx)
         return text
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+        from click.shell_completion import CompletionItem
+
         from audit.profile import option_domains
 
         key, sep, value = incomplete.partition("=")
