@@ -41,9 +41,11 @@ $(BYTECODE): $(STAMP) $(shell find audit -name '*.py')
 
 # The house grammar's LALR tables, stored beside it (grammar/house.tables.json) so that a check neither imports
 # Lark nor builds the grammar; run after changing grammar/house.lark (a test says when it is due; until then
-# the tables stored for the old grammar are not used, and Lark builds them at every start).
+# the tables stored for the old grammar are not used, and Lark builds them at every start). The same for the
+# message catalogues (audit/words/*.json, read from the .toml files beside them without TOML's parser).
 tables: $(STAMP)
 	PYTHONHASHSEED=0 $(BIN)/python -m audit.dialects.house_lark
+	$(BIN)/python -m audit.words
 
 install: $(STAMP) $(NATIVE) $(BYTECODE)
 
