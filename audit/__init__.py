@@ -30,14 +30,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from audit.explain import explain_bytes, explain_file, explain_text
     from audit.pipeline import audit_bytes, audit_file, audit_text
     from audit.profile import Profile, load_profile
-    from audit.engine import HandResult
+    from audit.engine import HandResult, replay
     from audit.rules import Rule
 
 _LAZY = {
     "Finding": "audit.findings", "Hand": "audit.model", "audit_file": "audit.pipeline",
     "audit_text": "audit.pipeline", "audit_bytes": "audit.pipeline", "explain_file": "audit.explain",
     "explain_text": "audit.explain", "explain_bytes": "audit.explain",
-    "Profile": "audit.profile", "load_profile": "audit.profile", "HandResult": "audit.engine",
+    "Profile": "audit.profile", "load_profile": "audit.profile", "HandResult": "audit.engine", "replay": "audit.engine",
     "Rule": "audit.rules", "Store": "audit.store",
 }
 
@@ -73,6 +73,3 @@ def __getattr__(name: str) -> Any:
     import importlib
     return getattr(importlib.import_module(module), name)
 
-
-# The engine's entry point (``from audit import replay``); the engine itself is the package ``audit.engine``.
-from audit.engine import replay  # noqa: E402
