@@ -67,10 +67,12 @@ def source_digests(folder: Path = HERE) -> dict[str, str]:
 
 
 def source_stats(folder: Path = HERE) -> dict[str, list[int]]:
-    """Size and modification time (ns) of each compiled module's source."""
+    """Size and modification time (ns) of each compiled module's source (``source_path``'s file; by plain strings,
+    as every command's start asks: a ``Path`` per source took most of the guard's time)."""
+    base = os.fspath(folder)
     out: dict[str, list[int]] = {}
     for name in COMPILED:
-        st = source_path(name, folder).stat()
+        st = os.stat(os.path.join(base, *name.split(".")) + ".py")
         out[name] = [st.st_size, st.st_mtime_ns]
     return out
 
@@ -85,13 +87,14 @@ def stamp_text(folder: Path = HERE) -> str:
 def compiled_state() -> str:
     """``"compiled"`` (the extension modules are current), ``"none"`` (no build), ``"stale"`` (a source changed
     since the build) or ``"pure"`` (``AUDIT_PURE_PYTHON`` asks for the ``.py`` files)."""
-    stamp = HERE / STAMP
-    if not stamp.exists():
+    stamp = os.path.join(HERE, STAMP)
+    if not os.path.exists(stamp):
         return "none"
     if os.environ.get("AUDIT_PURE_PYTHON"):
         return "pure"
     try:
-        recorded: Any = json.loads(stamp.read_text(encoding="utf-8"))
+        with open(stamp, encoding="utf-8") as handle:
+            recorded: Any = json.load(handle)
         if recorded.get("stat") == source_stats():
             return "compiled"  # every source as it was built: not read again
         return "compiled" if recorded.get("sha256") == source_digests() else "stale"

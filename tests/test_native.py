@@ -34,7 +34,7 @@ def test_a_source_edited_after_the_build_runs_as_plain_python(tmp_path: Path) ->
     shutil.copytree(Path(audit.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
     with open(copy / "pots.py", "a", encoding="utf-8") as f:
         f.write("\nEDITED = True\n")
-    probe = ("import sys, audit, audit.pots; m = sys.modules; "
+    probe = ("import sys, audit, audit.pots, audit.engine; m = sys.modules; "
              "print(m['audit.pots'].__file__, m['audit.engine.streets'].__file__, m['audit.pots'].EDITED)")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     env.pop("AUDIT_PURE_PYTHON", None)
@@ -45,7 +45,8 @@ def test_a_source_edited_after_the_build_runs_as_plain_python(tmp_path: Path) ->
     assert "older than their source" in done.stderr
     # untouched, the copy runs compiled
     shutil.copy(Path(audit.__file__).parent / "pots.py", copy / "pots.py")
-    done = subprocess.run([sys.executable, "-c", "import sys, audit; print(sys.modules['audit.engine.streets'].__file__)"],
+    done = subprocess.run([sys.executable, "-c",
+                           "import sys, audit.engine; print(sys.modules['audit.engine.streets'].__file__)"],
                           capture_output=True, text=True, env=env, cwd=tmp_path)
     assert done.stdout.strip().endswith(".so") and done.stderr == "", done.stderr
 
