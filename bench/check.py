@@ -1,7 +1,7 @@
 """End-to-end ``audit check`` throughput on a simulated corpus: read → parse → replay → session rules → findings.
 
     .venv/bin/python bench/check.py [--hands 20000] [--seed 1] [--repeat 5] [--jobs 1,2] [--small-files 10000]
-                                    [--vs-pokerkit] [--pokerkit-hands N] [--before DIR]
+                                    [--vs-pokerkit] [--pokerkit-hands N] [--before DIR] [--ceiling]
 
 1. Simulates home-open sessions (``audit.simulate``) until ``--hands`` hands and writes them to a temporary file.
 2. Runs the real command, ``audit check FILE --format json --jobs J``, for each ``--jobs`` value in turn,
@@ -13,6 +13,9 @@
    ``--jobs`` values: each J's speed-up over the first for both copies, and this copy's over the other's.
 3. Runs the same pipeline in a fresh child process through ``audit.check.check_paths`` (what the command calls),
    timing wall and cpu, and its peak memory (``ru_maxrss``) -- no interpreter start-up in the figure.
+   ``--ceiling``: in as many rounds, two ``--jobs 1`` commands started at once against one alone, each on the
+   whole file: twice the work in some multiple of one's time, the most ``--jobs 2`` could be over ``--jobs 1`` on
+   this machine at this moment (two busy cores slow each other: a shared cache, memory, a host's other guests).
 4. ``--small-files N``: the same hands cut into N files in a folder (whole hands; a session's later hands are
    then audited without its session, which finds nothing on legal play), checked with each ``--jobs`` value:
    hands per second against the one large file's.
@@ -161,6 +164,42 @@ def compare_jobs(target: str, hands: int, jobs: list[int], repeat: int, label: s
     return medians
 
 
+def run_together(args: list[str], copies: int) -> tuple[float, list[float]]:
+    """``copies`` runs of one command started at once: the wall time until the last ends, and each one's cpu s."""
+    start = time.perf_counter()
+    procs = [subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(copies)]
+    cpus = []
+    for proc in procs:
+        _, _, usage = os.wait4(proc.pid, 0)
+        cpus.append(usage.ru_utime + usage.ru_stime)
+    return time.perf_counter() - start, cpus
+
+
+def machine_ceiling(target: str, repeat: int) -> None:
+    """What the machine itself allows ``--jobs 2``: two ``--jobs 1`` commands at once, each on the whole file,
+    against one alone, ``repeat`` alternating rounds. Two at once take longer than one when the two cores slow each
+    other (a shared cache, memory, a host's other guests); ``--jobs 2`` cannot beat the ratio (twice the work in
+    the time of two at once, against once alone), whatever the code does."""
+    command = audit_command() + ["check", target, "--format", "json", "--jobs", "1"]
+    alone: list[float] = []
+    alone_cpu: list[float] = []
+    both: list[float] = []
+    both_cpu: list[float] = []
+    for _ in range(repeat):
+        wall, cpus = run_together(command, 1)
+        alone.append(wall)
+        alone_cpu += cpus
+        wall, cpus = run_together(command, 2)
+        both.append(wall)
+        both_cpu += cpus
+    a, b = statistics.median(alone), statistics.median(both)
+    ca, cb = statistics.median(alone_cpu), statistics.median(both_cpu)
+    print(f"the machine's ceiling: one --jobs 1 alone {a:.2f} s wall ({ca:.2f} s cpu), two at once {b:.2f} s wall "
+          f"(each {cb:.2f} s cpu, {cb / ca - 1:+.0%}): twice the work in {b / a:.2f}x the time, so at most "
+          f"{2 * a / b:.2f}x for --jobs 2 (medians of {repeat}; walls alone {', '.join(f'{x:.2f}' for x in alone)}; "
+          f"two at once {', '.join(f'{x:.2f}' for x in both)})")
+
+
 def split_corpus(path: str, folder: str, files: int) -> int:
     """The corpus's hands cut into ``files`` files of consecutive whole blocks; returns the files written."""
     text = Path(path).read_text(encoding="utf-8")
@@ -278,6 +317,8 @@ def main() -> None:
     ap.add_argument("--vs-pokerkit", action="store_true", help="pokerkit 0.7.7's replay of the same hands")
     ap.add_argument("--pokerkit-hands", type=int, default=None, help="at most this many hands for pokerkit (all)")
     ap.add_argument("--before", metavar="DIR", help="also run the command of the code in DIR (a compiled source tree)")
+    ap.add_argument("--ceiling", action="store_true",
+                    help="also two --jobs 1 commands at once against one alone: what the machine allows --jobs 2")
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # the child process
     args = ap.parse_args()
     if args.measure:
@@ -291,6 +332,8 @@ def main() -> None:
         print(f"simulate: {hands} hands ({size / 2**20:.1f} MiB) in {wall:.2f} s wall = {hands / wall:,.0f} hands/s; "
               f"{cpu:.2f} s cpu = {hands / cpu:,.0f} hands/s (seed {args.seed})")
         compare_jobs(path, hands, jobs, args.repeat, "FILE", args.before)
+        if args.ceiling:
+            machine_ceiling(path, args.repeat)
         one_job = [run_command(audit_command() + ["check", path, "--format", "json", "--jobs", "1"])["cpu"]
                    for _ in range(3 if args.vs_pokerkit else 0)]
 
