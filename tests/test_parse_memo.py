@@ -258,8 +258,50 @@ _HAND = ["Hand #{n} - 2026/11/28 21:04:00", "Hand #{n} - 2026/11/28 21:04", "Han
          "Hand #{n} - 20261/1/28 21:04:00", "Hand #{n} - 2026/11/2821:04:00 ", "Hand #{n} - 2026/11/28 021:4:00"]
 
 
+_POST = ["{n}: posts the ante 1", "{n}: posts small blind 1", "{n}: posts big blind 2 and is all-in",
+         "{n}: posts over blind 4", "{n}: posts live blind 2", "{n}: posts dead blind 1", "{n}: posts the ante",
+         "{n}: posts the  ante 1", "{n}: posts the ante  1", "{n}: posts the ante 1 ", "{n}: posts the ante x",
+         "{n}: posts the blind 1", "{n}: posts big blind 1234567890123456", "{n}: posts big blind 123456789012345",
+         "{n}: posts big blind 2 and is all-in ", "{n}: posts big blind ٢", "{n}: posts big blind 2 and is",
+         "{n}: posts  the ante 1", "{n}: posts", "{n}: posts the", "{n}: posts the ante 1 and is all-in and is all-in"]
+_STANDS = ["{n}: stands pat", "{n}: stands pat (timed out)", "{n}: stands pat (took 3s)",
+           "{n}: stands pat (timed out) (took 3.5s)", "{n}: stands pat (took 3.5s) (timed out)", "{n}: stands pat ",
+           "{n}: stands pats", "{n}: stands  pat", "{n}: stands pat (took s)", "{n}: stands pat (took 3.s)",
+           "{n}: stands pat (took .5s)", "{n}: stands pat (took 3.5.5s)", "{n}: stands pat (took ٣s)",
+           "{n}: stands pat (took 1234567890123456s)", "{n}: stands pat (took 3s) ", "{n}: stands pat(took 3s)",
+           "{n}: stands pat  (took 3s)", "{n}: stands pat (timed out)(took 3s)", "{n}: mucks hand", "{n}: mucks hand ",
+           "{n}: mucks", "{n}: mucks hands", "{n}: mucks  hand"]
+_TIMED = ["{n}: folds (took 25.5s)", "{n}: checks (timed out)", "{n}: calls 2 and is all-in (timed out) (took 4s)",
+          "{n}: bets 2 (took 5s)", "{n}: raises 2 to 4 (took 0s)", "{n}: folds (took 5s) (took 3s)",
+          "{n}: folds (timed out) (timed out)", "{n}: folds (took 5s) and is all-in", "{n}: folds (took 5 s)",
+          "{n}: calls 2 (took 1.25s)", "{n}: calls 2 (took 001.50s)", "{n}: folds (took)", "{n}: folds (took 5s",
+          "{n}: discards 3 cards [As Kd Qs] (took 8.5s)", "{n}: discards 0 cards (took 2s)",
+          "{n}: discards 1 card (took 2s)", "{n}: discards 3 cards [As Kd Qs] (took 8.5s) ",
+          "{n}: discards 3 cards [As Kd Qs](took 8.5s)", "{n}: discards 3 cards [As (took 8.5s)",
+          "{n}: discards 3 cards (took 8.5s) [As Kd Qs]"]
+_FIXED = ["Table 'El Rincón' Seat #2 is the button", "Table '' Seat #2 is the button", "Table 'a' b' Seat #2 is the button",
+          "Table 'a' Seat #1 is the button' Seat #2 is the button", "Table 'a' Seat #2 is the button ",
+          "Table 'a'  Seat #2 is the button", "Table 'a' Seat # is the button", "Table 'a' Seat #٢ is the button",
+          "Table 'a' Seat #1234567890 is the button", "Table 'a' Seat #123456789 is the button", "Table 'a Seat #2 is the button",
+          "Table a' Seat #2 is the button", "Table 'a' Seat #2 is the buttons", "Table 'a\tb' Seat #2 is the button",
+          "Total pot 10 | Rake 0", "Total pot 10 | Rake 0 ", "Total pot 10 |  Rake 0", "Total pot  10 | Rake 0",
+          "Total pot 10 | Rake", "Total pot | Rake 0", "Total pot 1234567890123456 | Rake 0", "Total pot ١٠ | Rake 0",
+          "Total pot 10 | Rake 0 | Rake 1", "Uncalled bet (132) returned to {n}", "Uncalled bet (132) returned to  {n}",
+          "Uncalled bet (132) returned to {n} ", "Uncalled bet () returned to {n}", "Uncalled bet (1x) returned to {n}",
+          "Uncalled bet (1234567890123456) returned to {n}", "Uncalled bet (5) returned to",
+          "Uncalled bet (5) returned to ", "{n} said, \"hi there\"", "{n} said, \"\"", "{n} said, \"a\" b\"",
+          "{n} said, \"hi\" ", "{n} said, \"hi", "{n}  said, \"hi\"", "{n} said,\"hi\"", "{n} said, \"",
+          "*** DEALING HANDS ***", "*** DRAW ***", "*** REDEAL ***", "*** SUMMARY *** ", "*** SESSION END ***",
+          "***  DRAW ***", "*** draw ***", "Deck: [As Kd Qs Jk]", "Deck: []", "Deck: [As 10d]", "Deck: [As  Kd]",
+          "Deck: [As Kd] ", "Deck:  [As]", "Deck: [As]]", "Deck: [As [Kd]", "Deck: [as kd 1s 10 Xx ♠A]",
+          "Dealer: reshuffles [As Kd]", "Dealer: reshuffles []", "Dealer: reshuffles [As] ", "Dealer: reshuffles  [As]",
+          "Dealer:  reshuffles [As]", "Dealer: reshuffles [As]x", "Dealt to {n} [Jk As 10d Td T]",
+          "Dealt to {n} [As Kd 5c 4s 2d ]", "Dealt to {n} [ As]", "Dealt to {n} [As\tKd]", "Dealt to {n} [AsKd]",
+          "Dealt to {n} [A]", "Dealt to {n} [As K]", "Dealt to {n} [Ås]", "Dealt to {n} [1s 10]"]
+
+
 def _variants() -> list[str]:
-    forms = _DEALT + _SHOWS + _DISCARDS + _SEAT + _ACT + _COLLECTED + _HAND
+    forms = _DEALT + _SHOWS + _DISCARDS + _SEAT + _ACT + _COLLECTED + _HAND + _POST + _STANDS + _TIMED + _FIXED
     lines = [form.format(n=name) for form, name in itertools.product(forms, _NAMES)]
     for path in sorted((FIXTURES / "house").glob("*.txt")):
         for block in read_blocks(path):
@@ -286,7 +328,13 @@ def test_lines_read_by_slicing_are_what_their_patterns_read() -> None:
                   "Ana: shows [As 10d]", "Ana: discards 3 cards [As Kd Qs]", "Ana: discards 0 cards",
                   "Ana: discards 1 card [As]", "Hand #181165 - 2026/10/21 19:15:00", "Seat 1: 美咲 (100 in chips)",
                   "Seat 3: Ana (7 points) is sitting out", "Ana: folds", "Ana: checks", "Ana: calls 2", "Ana: bets 2",
-                  "Ana: raises 2 to 4 and is all-in", "Ana collected 10 from pot", "Ana collected 3 from side pot-1"]:
+                  "Ana: raises 2 to 4 and is all-in", "Ana collected 10 from pot", "Ana collected 3 from side pot-1",
+                  "Ana: posts the ante 1", "Ana: posts big blind 2 and is all-in", "Ana: stands pat",
+                  "Ana: stands pat (timed out) (took 3.5s)", "Ana: mucks hand", "Ana: folds (took 25.5s)",
+                  "Ana: calls 2 and is all-in (timed out) (took 4s)", "Ana: discards 3 cards [As Kd Qs] (took 8.5s)",
+                  "Table 'El Rincón' Seat #2 is the button", "Total pot 10 | Rake 0", "*** DRAW ***",
+                  "Uncalled bet (132) returned to 美咲", "Uncalled bet (1) returned to 12", "Ana said, \"a\" b\"",
+                  "Deck: [As Kd Qs Jk]", "Dealer: reshuffles [As 10d]"]:
         assert house._quick_line(usual, 1, names)[0] >= 0, usual
     for special in ["Session: shows [As]", "12: discards 1 card [As]", "1²: shows [As]", "Dealt to 12 [As]",
                     "Option: folds", "Hand collected 1 from pot", "12: folds", "Seat 1: 12 (1 in chips)"]:
