@@ -4,6 +4,7 @@ with their own line number), and the usual deal, discard and show lines it reads
 from __future__ import annotations
 
 import itertools
+import random
 from pathlib import Path
 from typing import Any
 
@@ -376,3 +377,81 @@ def test_a_players_lines_hold_the_string_of_his_first_line() -> None:
             assert name == seat_names[name], item
             if item in sliced:
                 assert name is seat_names[name], item
+
+
+# ---- the hand read without the tables' loop ------------------------------------------------------------------
+
+def _altered(rng: random.Random, block: RawBlock) -> RawBlock:
+    """The block with one to three of its lines dropped, doubled, swapped or altered (a character inserted, deleted
+    or replaced), at its own line numbers (and further ones for lines added)."""
+    lines = list(block.lines)
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(lines))
+        what = rng.random()
+        if what < 0.25 and len(lines) > 1:
+            del lines[at]
+        elif what < 0.5:
+            lines.insert(at, lines[rng.randrange(len(lines))])
+        elif what < 0.75:
+            other = rng.randrange(len(lines))
+            lines[at], lines[other] = lines[other], lines[at]
+        else:
+            line = lines[at]
+            spot = rng.randint(0, len(line))
+            lines[at] = line[:spot] + rng.choice(" \t[]():-.#0123456789²xAsT美") + line[spot + rng.randint(0, 1):]
+    lines = [line for line in lines if line and "\n" not in line] or ["x"]
+    numbers = block.numbers[:len(lines)] + list(range(9000, 9000 + len(lines) - len(block.numbers)))
+    return RawBlock(block.file, block.kind, lines, numbers)
+
+
+def _read_without_the_loop(blocks: list[RawBlock], altered_each: int, seed: int) -> None:
+    rng = random.Random(seed)
+    fresh = _fresh_parser()
+    read = sum(1 for block in blocks if fresh.read_hand(block.lines, block.numbers, block.file) is not None)
+    assert read > len(blocks) // 2  # (it does read the usual hands itself)
+    altered = [_altered(rng, block) for block in blocks for _ in range(altered_each)]
+    assert _compare(blocks + altered) > 1000
+    failures = sum(1 for block in altered if isinstance(_outcome(_plain_parser(), block, text=True), tuple))
+    assert failures > len(altered) // 4  # (the alterations do reach the failures)
+
+
+def test_hands_read_without_the_tables_loop_are_what_the_loop_reads() -> None:
+    """``read_hand`` (the usual hand, its lines where the grammar puts them) against the tables' loop reading every
+    line by its pattern, on the fixtures' hands and on those hands with lines dropped, doubled, swapped or
+    altered: the same value or the same failure, warm or cold."""
+    blocks = [block for block in _blocks(sorted((FIXTURES / "house").glob("*.txt"))
+                                         + sorted((FIXTURES / "demo").glob("*.txt"))) if block.kind == "house"]
+    assert len(blocks) > 20
+    _read_without_the_loop(blocks, 30, 31)
+
+
+@needs_shared
+def test_shared_hands_read_without_the_tables_loop_are_what_the_loop_reads() -> None:
+    blocks = [block for block in _blocks(sorted(SHARED.glob("cases/*/*.txt"))) if block.kind == "house"]
+    assert len(blocks) > 300
+    _read_without_the_loop(blocks, 3, 32)
+
+
+def test_patterns_are_compiled_when_first_needed() -> None:
+    """A usual hand needs no pattern; an odd line compiles the patterns it is tried against, whose groups are
+    checked then (a grammar whose groups moved is refused at its first such line)."""
+    tables = house.stored_tables()
+    assert tables is not None
+    parser = house.LineParser(tables)
+    lines = HEADER + ["Ana: posts the ante 1", "Beto: posts the ante 1", "*** DEALING HANDS ***",
+                      "Dealt to Ana [As Kd 5c 4s 2d]", "Ana: folds", "Beto collected 2 from pot"]
+    block = next(iter(read_text_blocks("\n".join(lines) + "\n", "t.txt")))
+    assert isinstance(_outcome(parser, block), house.Hand)
+    assert parser.compiled == [None] * len(house._TERMINALS)
+    odd = next(iter(read_text_blocks("\n".join(lines + ["Ana: is connected"]) + "\n", "t.txt")))
+    hand = _outcome(parser, odd)
+    assert isinstance(hand, house.Hand) and hand == _outcome(_plain_parser(), odd, text=True)
+    assert [code for code, pattern in enumerate(parser.compiled) if pattern is not None] == [
+        house._TERMINAL_CODE["EVENT"]]
+    moved = dict(tables)
+    moved["terminals"] = [[name, pattern.replace("(?P<n>\\d+)\\) returned to +(?P<name>[\\w\\-.']+)",
+                                                 "(?P<name>\\d+)\\) returned to +(?P<n>[\\w\\-.']+)")]
+                          for name, pattern in tables["terminals"]]
+    assert moved["terminals"] != tables["terminals"]
+    with pytest.raises(ValueError, match="UNCALLED"):
+        house.LineParser(moved).pattern(house._TERMINAL_CODE["UNCALLED"])

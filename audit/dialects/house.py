@@ -526,9 +526,10 @@ def _seen(kind: int, value: object) -> _Seen:
         return _Seen(kind, M_SAME, tuple, cast(tuple[Any, ...], value), False)
     if kind == T_SEAT_LINE:
         seat, points = cast(tuple[Seat, bool], value)
-        return _Seen(kind, M_SEAT, Seat, seat[1:], points)
+        return _Seen(kind, M_SEAT, Seat, tuple(seat)[1:], points)
     row = cast(tuple[Any, ...], value)
-    return _Seen(kind, M_TUPLE, type(row), row[1:], False)
+    # (the fields copied to a plain tuple first: slicing a tuple's subclass goes through a slice object)
+    return _Seen(kind, M_TUPLE, type(row), tuple(row)[1:], False)
 
 
 _NAME: Final = re.compile(r"[\w\-.']+")
@@ -592,23 +593,39 @@ def _cards_at(key: str, start: int, end: int) -> tuple[str, ...] | None:
         return () if size == 0 else None
     if (size + 1) % 3 != 0:
         return None
-    cards: list[str] = []
-    at = start
-    while True:
-        rank = ord(key[at])
-        suit = ord(key[at + 1])
-        if rank >= 128 or suit >= 128:
+    count = (size + 1) // 3
+    for at in range(start + 2, end, 3):
+        if key[at] != " ":
             return None
-        card = _CARD_OF[rank * 128 + suit]
+    if count == 5:  # (a deal, a show: the tuple made at once, no list)
+        one, two, three, four, five = (_card(key, start), _card(key, start + 3), _card(key, start + 6),
+                                       _card(key, start + 9), _card(key, start + 12))
+        return (one, two, three, four, five) if one and two and three and four and five else None
+    if count == 3:
+        one, two, three = _card(key, start), _card(key, start + 3), _card(key, start + 6)
+        return (one, two, three) if one and two and three else None
+    if count == 2:
+        one, two = _card(key, start), _card(key, start + 3)
+        return (one, two) if one and two else None
+    if count == 1:
+        one = _card(key, start)
+        return (one,) if one else None
+    cards: list[str] = []
+    for at in range(start, end, 3):
+        card = _card(key, at)
         if not card:
             return None
         cards.append(card)
-        at += 2
-        if at >= end:
-            return tuple(cards)
-        if key[at] != " ":
-            return None
-        at += 1
+    return tuple(cards)
+
+
+def _card(key: str, at: int) -> str:
+    """The card ``key[at:at + 2]`` when it is one of the deck (or the joker), else ""."""
+    rank = ord(key[at])
+    suit = ord(key[at + 1])
+    if rank >= 128 or suit >= 128:
+        return ""
+    return _CARD_OF[rank * 128 + suit]
 
 
 def _cards(key: str, start: int, end: int) -> tuple[str, ...]:
