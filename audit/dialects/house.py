@@ -511,7 +511,7 @@ class _Seen:
         self.tail = tail
         self.points = points
 
-    def value(self, line: int) -> object:
+    def value(self, line: object) -> object:
         """The value the line would be built into at file line ``line``."""
         if self.how == M_TUPLE:
             return _new(self.cls, (line,) + self.tail)
@@ -526,10 +526,9 @@ def _seen(kind: int, value: object) -> _Seen:
         return _Seen(kind, M_SAME, tuple, cast(tuple[Any, ...], value), False)
     if kind == T_SEAT_LINE:
         seat, points = cast(tuple[Seat, bool], value)
-        return _Seen(kind, M_SEAT, Seat, tuple(seat)[1:], points)
+        return _Seen(kind, M_SEAT, Seat, seat[1:], points)
     row = cast(tuple[Any, ...], value)
-    # (the fields copied to a plain tuple first: slicing a tuple's subclass goes through a slice object)
-    return _Seen(kind, M_TUPLE, type(row), tuple(row)[1:], False)
+    return _Seen(kind, M_TUPLE, type(row), row[1:], False)
 
 
 _NAME: Final = re.compile(r"[\w\-.']+")
@@ -601,6 +600,9 @@ def _cards_at(key: str, start: int, end: int) -> tuple[str, ...] | None:
         one, two, three, four, five = (_card(key, start), _card(key, start + 3), _card(key, start + 6),
                                        _card(key, start + 9), _card(key, start + 12))
         return (one, two, three, four, five) if one and two and three and four and five else None
+    if count == 4:  # (the cards kept at a draw of one)
+        one, two, three, four = _card(key, start), _card(key, start + 3), _card(key, start + 6), _card(key, start + 9)
+        return (one, two, three, four) if one and two and three and four else None
     if count == 3:
         one, two, three = _card(key, start), _card(key, start + 3), _card(key, start + 6)
         return (one, two, three) if one and two and three else None
@@ -720,7 +722,7 @@ def _took_at(key: str, end: int) -> tuple[int, float]:
     return start, secs
 
 
-def _quick_line(key: str, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_line(key: str, line: object, names: dict[str, str]) -> tuple[int, object]:
     """The terminal and value of the line ``key`` (without its newline) when it has one of the usual shapes,
     with single spaces, digits 0-9, cards of the deck or none, and a name that ``_plain_name`` passes (``_any_name``
     after fixed words): ``Hand #<id> - <yyyy/mm/dd hh:mm:ss>``, ``Table '<t>' Seat #<n> is the button``,
@@ -799,7 +801,7 @@ def _quick_line(key: str, line: int, names: dict[str, str]) -> tuple[int, object
     return _quick_act(key, sp, stop, line, names)
 
 
-def _quick_dealt(key: str, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_dealt(key: str, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of a line starting ``Dealt to ``."""
     b = key.find(" [", 9)
     if b <= 9 or "\n" in key:
@@ -818,7 +820,7 @@ def _quick_dealt(key: str, stop: int, line: int, names: dict[str, str]) -> tuple
     return T_DEALT, _new(Dealt, (line, name, groups))
 
 
-def _quick_cards_line(key: str, stop: int, at: int, line: int, kind: int) -> tuple[int, object]:
+def _quick_cards_line(key: str, stop: int, at: int, line: object, kind: int) -> tuple[int, object]:
     """``_quick_line`` of ``Deck: [..]`` or ``Dealer: reshuffles [..]`` (``at``: after the ``[``)."""
     if key[stop - 1] != "]" or key.find("]", at) != stop - 1 or "\n" in key:
         return -1, None
@@ -828,7 +830,7 @@ def _quick_cards_line(key: str, stop: int, at: int, line: int, kind: int) -> tup
     return T_RESHUFFLES, _new(Reshuffle, (line, cards))
 
 
-def _quick_shows(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_shows(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of ``<name>: shows [..]`` (``sp``: the space after the colon)."""
     verb = sp + 1
     close = key.find("]", verb + 7)
@@ -846,7 +848,7 @@ def _quick_shows(key: str, sp: int, stop: int, line: int, names: dict[str, str])
     return T_SHOWS, _new(Show, (line, name, _cards(key, verb + 7, close), desc))
 
 
-def _quick_discards(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_discards(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of ``<name>: discards ...`` (``sp``: the space after the colon)."""
     end, secs = _took_at(key, stop)
     if end < 0:
@@ -870,7 +872,7 @@ def _quick_discards(key: str, sp: int, stop: int, line: int, names: dict[str, st
     return T_DISCARDS, _new(Discard, (line, name, count, cards, secs if secs >= 0 else None))
 
 
-def _quick_stands_pat(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_stands_pat(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of ``<name>: stands pat ...`` (``sp``: the space after the colon)."""
     end, secs = _took_at(key, stop)
     if end < 0:
@@ -884,7 +886,7 @@ def _quick_stands_pat(key: str, sp: int, stop: int, line: int, names: dict[str, 
     return T_STANDS_PAT, _new(StandPat, (line, name, timed, secs if secs >= 0 else None))
 
 
-def _quick_post(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_post(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of ``<name>: posts ...`` (``sp``: the space after the colon)."""
     end = stop
     allin = _at(key, " and is all-in", stop - 14)
@@ -907,7 +909,7 @@ def _quick_post(key: str, sp: int, stop: int, line: int, names: dict[str, str]) 
     return T_POST, _new(Post, (line, name, kind, amount, allin))
 
 
-def _quick_act(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_act(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of ``<name>: <verb> ...`` (``sp``: the space after the colon) when it is a betting line."""
     at = sp + 1
     end, secs = _took_at(key, stop)
@@ -944,7 +946,7 @@ def _quick_act(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -
     return T_ACT, _new(Action, (line, name, kind, amount, to, allin, timed, secs if secs >= 0 else None))
 
 
-def _quick_seat(key: str, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_seat(key: str, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of a line starting ``Seat ``."""
     colon = key.find(": ", 5)
     seat = _number(key, 5, colon, 9)
@@ -978,7 +980,7 @@ def _quick_seat(key: str, stop: int, line: int, names: dict[str, str]) -> tuple[
     return T_SEAT_LINE, (_new(Seat, (line, seat, name, chips, out)), points)
 
 
-def _quick_hand(key: str, stop: int, line: int) -> tuple[int, object]:
+def _quick_hand(key: str, stop: int, line: object) -> tuple[int, object]:
     """``_quick_line`` of a line starting ``Hand #``: ``Hand #<id> - yyyy/mm/dd hh:mm:ss`` only."""
     dash = key.find(" - ", 6)
     if dash <= 6 or stop - dash != 22:
@@ -1011,7 +1013,7 @@ def _quick_table(key: str, stop: int) -> tuple[int, object]:
     return T_TABLE_LINE, (key[7:start - 8], button)
 
 
-def _quick_total(key: str, stop: int, line: int) -> tuple[int, object]:
+def _quick_total(key: str, stop: int, line: object) -> tuple[int, object]:
     """``_quick_line`` of ``Total pot <n> | Rake <n>``."""
     bar = _space(key, 10, stop)
     total = _number(key, 10, bar, 15)
@@ -1023,7 +1025,7 @@ def _quick_total(key: str, stop: int, line: int) -> tuple[int, object]:
     return T_TOTAL, _new(SummaryTotal, (line, total, rake))
 
 
-def _quick_uncalled(key: str, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_uncalled(key: str, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of ``Uncalled bet (<n>) returned to <name>``."""
     close = key.find(")", 14)
     amount = _number(key, 14, close, 15)
@@ -1035,7 +1037,7 @@ def _quick_uncalled(key: str, stop: int, line: int, names: dict[str, str]) -> tu
     return T_UNCALLED, _new(Uncalled, (line, name, amount))
 
 
-def _quick_said(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_said(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of ``<name> said, "<text>"`` (``sp``: the space after the name); the pattern's greedy text
     ends at the line's last quote."""
     if stop < sp + 9 or key[stop - 1] != "\"" or "\n" in key:
@@ -1046,7 +1048,7 @@ def _quick_said(key: str, sp: int, stop: int, line: int, names: dict[str, str]) 
     return T_SAID, _new(Event, (line, name, "said", key[sp + 8:stop - 1]))
 
 
-def _quick_collected(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_collected(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of ``<name> collected <n> from <pot>`` (``sp``: the space after the name)."""
     at = sp + 11
     end = key.find(" from ", at)
@@ -1250,6 +1252,8 @@ class LineParser:
         total = len(lines)
         if total < 3 or len(numbers) < total or not self.quick:
             return None
+        # (the line numbers as the reader boxed them go into the model tuples as they are, not made again)
+        boxed = cast(list[object], numbers)
         memo = self.memo
         names = self.names
         hand_line = 0
@@ -1266,7 +1270,7 @@ class LineParser:
         # them, 4 a body line
         for i in range(total):
             key = lines[i]
-            line = numbers[i]
+            line = boxed[i]
             fresh = False
             if key and key[0] == "D" and key.startswith("Dealt to "):  # (never remembered: their cards hardly repeat)
                 kind, value = _quick_dealt(key, len(key), line, names)
@@ -1279,7 +1283,7 @@ class LineParser:
                     kind, value = _quick_line(key, line, names)
                     fresh = True
             if kind < 0:
-                kind, value = self.line_by_pattern(key, line)
+                kind, value = self.line_by_pattern(key, numbers[i])
                 if kind < 0:
                     return None
             if place == 4:
