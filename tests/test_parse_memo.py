@@ -298,7 +298,14 @@ _FIXED = ["Table 'El Rincón' Seat #2 is the button", "Table '' Seat #2 is the b
           "Dealer: reshuffles [As Kd]", "Dealer: reshuffles []", "Dealer: reshuffles [As] ", "Dealer: reshuffles  [As]",
           "Dealer:  reshuffles [As]", "Dealer: reshuffles [As]x", "Dealt to {n} [Jk As 10d Td T]",
           "Dealt to {n} [As Kd 5c 4s 2d ]", "Dealt to {n} [ As]", "Dealt to {n} [As\tKd]", "Dealt to {n} [AsKd]",
-          "Dealt to {n} [A]", "Dealt to {n} [As K]", "Dealt to {n} [Ås]", "Dealt to {n} [1s 10]"]
+          "Dealt to {n} [A]", "Dealt to {n} [As K]", "Dealt to {n} [Ås]", "Dealt to {n} [1s 10]",
+          "Dealt to {n} [As Kd 5c 4s] [3h]", "Dealt to {n} [As Kd 5c 4s 3h 2d]", "Dealt to {n} [As Kd 5c 4s 3h 2d Jk]",
+          "Session: {n}", "Session:  a b ", "Session: ", "Session:", "Session:x", "Profile: home-open",
+          "Profile: {n}", "Profile:", "Option: a = b", "Option: a", "Option: =", "Option: a=b=c ", "Cards: shown",
+          "Cards: all", "Cards:  all", "Cards: shown ", "Cards: none", "*** SESSION END ***", "*** SESSION END *** ",
+          "1: {n} (150)", "12: {n} (0)", "1:  {n} (5)", "1: {n}  (5)", "1: {n} (5) ", "٣: {n} (5)", "1: {n} (٣)",
+          "1234567890123456: {n} (5)", "123456789012345: {n} (1)", "1: {n} ()", "1: (5)", "1 : {n} (5)", "1: {n} (5))",
+          "1: {n} ((5)", "1a: {n} (5)", "1: {n}"]
 
 
 def _variants() -> list[str]:
@@ -335,12 +342,17 @@ def test_lines_read_by_slicing_are_what_their_patterns_read() -> None:
                   "Ana: calls 2 and is all-in (timed out) (took 4s)", "Ana: discards 3 cards [As Kd Qs] (took 8.5s)",
                   "Table 'El Rincón' Seat #2 is the button", "Total pot 10 | Rake 0", "*** DRAW ***",
                   "Uncalled bet (132) returned to 美咲", "Uncalled bet (1) returned to 12", "Ana said, \"a\" b\"",
-                  "Deck: [As Kd Qs Jk]", "Dealer: reshuffles [As 10d]"]:
+                  "Deck: [As Kd Qs Jk]", "Dealer: reshuffles [As 10d]", "Session: home-open-1-000",
+                  "Profile: home-open", "Option: ante = 1", "Cards: shown", "*** SESSION END ***", "1: Ana (150)",
+                  "12: 美咲 (0)"]:
         assert house._quick_line(usual, 1, names)[0] >= 0, usual
     for special in ["Session: shows [As]", "12: discards 1 card [As]", "1²: shows [As]", "Dealt to 12 [As]",
                     "Option: folds", "Hand collected 1 from pot", "12: folds", "Seat 1: 12 (1 in chips)"]:
-        kind, _ = house._quick_line(special, 1, names)
-        assert kind < 0 or special.startswith(("Dealt", "Seat")), special
+        kind, value = house._quick_line(special, 1, names)  # (a line led by a keyword is never a player's line)
+        if kind >= 0:
+            code, m = house._fast_line(special + "\n", 0, len(special), patterns)
+            assert m is not None and code == kind and value == house._token_value(code, m, 1), special
+            assert house._TERMINALS[kind] in ("DEALT", "SEAT_LINE", "SESSION", "OPTION"), special
     assert read > 200
 
 

@@ -402,6 +402,7 @@ T_DEALT: Final = 6
 T_RESHUFFLES: Final = 7
 T_UNCALLED: Final = 8
 T_TOTAL: Final = 9
+T_SESSION_END: Final = 10
 T_SESSION: Final = 11
 T_PROFILE: Final = 12
 T_OPTION: Final = 13
@@ -560,6 +561,12 @@ _QUICK_PATTERNS: Final = {
     "COLLECTED": "(?P<name>[\\w\\-.']+) +collected +(?P<n>\\d+) +from "
                  "+(?P<pot>pot \\(parole\\)|pot|main pot|side pot-\\d+) *\n",
     "SAID": "(?P<name>[\\w\\-.']+) +said, \"(?P<text>[^\n]*)\" *\n",
+    "SESSION_END": "\\*\\*\\* SESSION END \\*\\*\\* *\n",
+    "SESSION": "Session: *[^\n]+\n",
+    "PROFILE": "Profile: *[^\n]+\n",
+    "OPTION": "Option: *[^\n]+\n",
+    "CARDS": "Cards: *(?P<cards>shown|all) *\n",
+    "STANDING": "(?P<place>\\d+): +(?P<name>[\\w\\-.']+) +\\((?P<n>\\d+)\\) *\n",
 }
 
 # The street lines as written (single spaces, no trailing space) → their street.
@@ -741,7 +748,7 @@ def _quick_line(key: str, line: object, names: dict[str, str]) -> tuple[int, obj
     if first == 42:  # '*' (no name starts with it)
         street = _MARKER_LINES.get(key)
         if street is None:
-            return -1, None
+            return (T_SESSION_END, line) if key == "*** SESSION END ***" else (-1, None)
         return T_MARKER, _new(Marker, (line, street))
     if first == 68:  # 'D'
         if _at(key, "Dealt to ", 0):
@@ -753,6 +760,21 @@ def _quick_line(key: str, line: object, names: dict[str, str]) -> tuple[int, obj
     elif first == 83:  # 'S'
         if _at(key, "Seat ", 0):
             return _quick_seat(key, stop, line, names)
+        if _at(key, "Session: ", 0):
+            return _quick_file_line(key, stop, line, T_SESSION)
+    elif first == 80:  # 'P'
+        if _at(key, "Profile: ", 0):
+            return _quick_file_line(key, stop, line, T_PROFILE)
+    elif first == 79:  # 'O'
+        if _at(key, "Option: ", 0):
+            return _quick_file_line(key, stop, line, T_OPTION)
+    elif first == 67:  # 'C'
+        if key == "Cards: shown" or key == "Cards: all":
+            return T_CARDS, _new(CardsLine, (line, stop == 12))
+    elif 48 <= first <= 57:  # a digit: a standings line, or a name led by digits
+        kind, value = _quick_standing(key, stop, line, names)
+        if kind >= 0:
+            return kind, value
     elif first == 72:  # 'H'
         if _at(key, "Hand #", 0):
             return _quick_hand(key, stop, line)
@@ -799,6 +821,35 @@ def _quick_line(key: str, line: object, names: dict[str, str]) -> tuple[int, obj
             return T_MUCKS, _new(Muck, (line, name))
         return -1, None
     return _quick_act(key, sp, stop, line, names)
+
+
+def _quick_file_line(key: str, stop: int, line: object, kind: int) -> tuple[int, object]:
+    """``_quick_line`` of a ``Session: ``, ``Profile: `` or ``Option: `` line: what their builders read from it."""
+    if "\n" in key:
+        return -1, None
+    text = key.split(":", 1)[1]
+    if kind == T_SESSION:
+        return T_SESSION, _new(SessionLine, (line, text.strip()))
+    if kind == T_PROFILE:
+        return T_PROFILE, _new(ProfileLine, (line, text.strip()))
+    name, _, value = text.partition("=")
+    return T_OPTION, _new(OptionLine, (line, name.strip(), value.strip()))
+
+
+def _quick_standing(key: str, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of ``<place>: <name> (<n>)``."""
+    colon = key.find(": ")
+    place = _number(key, 0, colon, 15)
+    if place < 0 or key[stop - 1] != ")":
+        return -1, None
+    opening = key.find(" (", colon + 2)
+    amount = _number(key, opening + 2, stop - 1, 15)
+    if opening < 0 or amount < 0:
+        return -1, None
+    name = _any_name(key[colon + 2:opening], names)
+    if not name:
+        return -1, None
+    return T_STANDING, _new(Standing, (line, place, name, amount))
 
 
 def _quick_dealt(key: str, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
