@@ -81,9 +81,10 @@ _SESSION_OPENERS: Final = ("Session:", "Profile:")
 
 
 def _openers_by_code() -> list[tuple[str, ...]]:
-    """The first lines' prefixes ``_starts_block`` tests, by the code point of their first character (ASCII)."""
-    table: list[tuple[str, ...]] = [() for _ in range(128)]
-    for prefix in _HAND_PREFIXES + (_SESSION_END,) + _SESSION_OPENERS:
+    """The first lines' prefixes ``_starts_block`` tests, by the code point of their first character."""
+    prefixes = _HAND_PREFIXES + (_SESSION_END,) + _SESSION_OPENERS
+    table: list[tuple[str, ...]] = [() for _ in range(max([128] + [ord(p[0]) + 1 for p in prefixes]))]
+    for prefix in prefixes:
         table[ord(prefix[0])] += (prefix,)
     return table
 
@@ -109,7 +110,7 @@ def _starts_block(line: str, current: str) -> bool:
     character is one of ``_OPENER_CHARS``: the prefixes starting with it are compared a character at a time (a
     line led by a player's name, ``Paz: calls 2``, differs at its second)."""
     code = ord(line[0])
-    if code >= 128:
+    if code >= len(_OPENERS_BY_CODE):
         return False
     size = len(line)
     for prefix in _OPENERS_BY_CODE[code]:
@@ -153,7 +154,8 @@ def split_chunk_blocks(chunks: Iterable[Iterable[str]], file: str, first_line: i
                 continue
             # only lines starting with one of these letters can open a block: skip the prefix tests otherwise
             first = ord(stripped[0])
-            if block is not None and first < 128 and _OPENERS_BY_CODE[first] and _starts_block(stripped, block.kind):
+            if (block is not None and first < len(_OPENERS_BY_CODE) and _OPENERS_BY_CODE[first]
+                    and _starts_block(stripped, block.kind)):
                 yield block
                 block = None
             if block is None:

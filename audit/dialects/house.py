@@ -476,8 +476,8 @@ def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) ->
 # and a line read before is rebuilt from that with its own line number (no pattern matched, no groups read).
 # Only lines whose value follows from their text alone are remembered, and only after their value was built: a
 # line that does not read, or holds a number too large, is read afresh every time (its error is made again).
-# The deals, draws and shows (their cards) hardly ever repeat: their usual shapes are read by slicing
-# (``_quick_line``), anything else by their pattern.
+# The deals, draws and shows (their cards) hardly ever repeat. The usual shapes of every kind of line are read by
+# slicing (``_quick_line``), anything else by its pattern (compiled when a line first needs it).
 
 _MEMO_SIZE: Final = 4096
 """The most lines (and names) a parser remembers; past that it forgets them all and starts again (a log of any
@@ -1202,7 +1202,8 @@ class LineParser:
     Lark builds the grammar, the lexer's terminals and the LALR(1) tables; this loop only plays them, as Lark's
     own parser does, without its per-token costs (a ``Token`` object, rule objects hashed on every reduction,
     a Python call per callback): terminals and rules are numbers, the tables flat lists of ints, and the
-    terminal callbacks and the list rules are calls the compiler sees.
+    terminal callbacks and the list rules are calls the compiler sees. A usual hand is not even played through
+    the tables: ``read_hand`` builds it in one pass when its lines stand where the grammar puts them.
     """
 
     def __init__(self, tables: dict[str, Any]) -> None:
