@@ -43,6 +43,15 @@ class RawBlock:
     numbers: list[int] = field(default_factory=list)
     too_long: bool = False
 
+    def __init__(self, file: str, kind: str, lines: list[str] | None = None, numbers: list[int] | None = None,
+                 too_long: bool = False) -> None:
+        # (written out: the compiled build then makes a block without the dataclass's __init__, a Python function)
+        self.file = file
+        self.kind = kind
+        self.lines = [] if lines is None else lines
+        self.numbers = [] if numbers is None else numbers
+        self.too_long = too_long
+
     @property
     def first_line(self) -> int:
         return self.numbers[0] if self.numbers else 0
@@ -67,6 +76,20 @@ _PATTERNS: Final = file_patterns()
 _SUFFIXES: Final = tuple([p[1:] for p in _PATTERNS if p.startswith("*") and not any(c in p[1:] for c in "*?[")])
 _OTHER_PATTERNS: Final = tuple([p for p in _PATTERNS if p[1:] not in _SUFFIXES or not p.startswith("*")])
 _OPENER_CHARS: Final = frozenset([prefix[0] for prefix in _HAND_PREFIXES] + ["*", "S", "P"])
+_SESSION_OPENERS: Final = ("Session:", "Profile:")
+"""Lines that open a block outside a preamble."""
+
+
+def _openers_by_code() -> list[tuple[str, ...]]:
+    """The first lines' prefixes ``_starts_block`` tests, by the code point of their first character."""
+    prefixes = _HAND_PREFIXES + (_SESSION_END,) + _SESSION_OPENERS
+    table: list[tuple[str, ...]] = [() for _ in range(max([128] + [ord(p[0]) + 1 for p in prefixes]))]
+    for prefix in prefixes:
+        table[ord(prefix[0])] += (prefix,)
+    return table
+
+
+_OPENERS_BY_CODE: Final = _openers_by_code()
 
 
 def block_kind(first: str) -> str:
@@ -84,10 +107,19 @@ def block_kind(first: str) -> str:
 def _starts_block(line: str, current: str) -> bool:
     """Whether ``line`` opens a new block even without a blank line before it: a hand's first line, ``*** SESSION
     END ***``, or (outside a preamble) a ``Session:`` or ``Profile:`` line. Called only for lines whose first
-    character is one of ``_OPENER_CHARS``."""
-    if line.startswith(_HAND_PREFIXES) or line.startswith(_SESSION_END):
-        return True
-    return current != "preamble" and (line.startswith("Session:") or line.startswith("Profile:"))
+    character is one of ``_OPENER_CHARS``: the prefixes starting with it are compared a character at a time (a
+    line led by a player's name, ``Paz: calls 2``, differs at its second)."""
+    code = ord(line[0])
+    if code >= len(_OPENERS_BY_CODE):
+        return False
+    size = len(line)
+    for prefix in _OPENERS_BY_CODE[code]:
+        # (one character that tells them apart compared first: the street lines, ``*** DRAW ***``, differ from
+        # ``*** SESSION END ***`` at the seventh, and most players' names from ``PokerStars `` or ``Profile:``)
+        at = min(6, len(prefix) - 1)
+        if size > at and ord(line[at]) == ord(prefix[at]) and line.startswith(prefix):
+            return current != "preamble" or (prefix != "Session:" and prefix != "Profile:")
+    return False
 
 
 def split_blocks(lines: Iterable[str], file: str, first_line: int = 1) -> Iterator[RawBlock]:
@@ -107,7 +139,8 @@ def split_chunk_blocks(chunks: Iterable[Iterable[str]], file: str, first_line: i
     for chunk in chunks:
         for raw in chunk:
             number += 1
-            line = raw.rstrip()
+            last = ord(raw[-1]) if raw else 0
+            line = raw if 32 < last < 127 else raw.rstrip()  # (a printable ASCII last character: nothing to strip)
             if line and line[0] == "\ufeff":  # a byte-order mark inside the file: files joined with cat
                 line = line.lstrip("\ufeff")
             if not line:
@@ -120,7 +153,9 @@ def split_chunk_blocks(chunks: Iterable[Iterable[str]], file: str, first_line: i
             if stripped[0] == "#":
                 continue
             # only lines starting with one of these letters can open a block: skip the prefix tests otherwise
-            if block is not None and stripped[0] in _OPENER_CHARS and _starts_block(stripped, block.kind):
+            first = ord(stripped[0])
+            if (block is not None and first < len(_OPENERS_BY_CODE) and _OPENERS_BY_CODE[first]
+                    and _starts_block(stripped, block.kind)):
                 yield block
                 block = None
             if block is None:
@@ -191,6 +226,10 @@ def iter_line_chunks(binary: BinaryIO, name: str, encoding: str | None = None,
     else:
         data = _read(binary, _CHUNK_BYTES, name)
     decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    # In UTF-8 a carriage return or a NUL is its own byte (never part of another character's): the bytes read are
+    # searched for them, much faster than the decoded text (a log with a name in Japanese decodes to 2 bytes a
+    # character), and the text only when they are there.
+    utf8 = encoding == "utf-8"
     number = first_line - 1  # the file line of the last line yielded
     pending = ""  # the start of a line whose end has not been read yet
     while True:
@@ -201,17 +240,26 @@ def iter_line_chunks(binary: BinaryIO, name: str, encoding: str | None = None,
         except UnicodeDecodeError as exc:
             text = exc.object[:exc.start].decode(encoding, "replace")  # the valid text before it
             problem = f"the file is not valid {encoding} text ({exc.reason}); save it as UTF-8 and retry"
+        may_cr = not utf8 or b"\r" in data or "\r" in pending
+        # the start of a line read before is put before this text's first line, not before the whole text (a
+        # copy of the chunk), unless a carriage return may pair across them
+        before = ""
         if pending:
-            text = pending + text
+            if may_cr:
+                text = pending + text
+            else:
+                before = pending
         held = ""
-        if "\r" in text:
+        if may_cr and "\r" in text:
             if not final and not problem and text.endswith("\r"):
                 text, held = text[:-1], "\r"  # may be the first half of a CRLF split across two chunks
             text = text.replace("\r\n", "\n").replace("\r", "\n")
-        if "\x00" in text:
+        if (not utf8 or b"\x00" in data) and "\x00" in text:
             text = text[:text.index("\x00")]
             problem = "this is not a text file (it holds binary data)"
         lines = text.split("\n")
+        if before:
+            lines[0] = before + lines[0]
         pending = lines.pop()
         for i in range(len(lines)):
             if len(lines[i]) > MAX_LINE_CHARS:

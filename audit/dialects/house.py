@@ -402,6 +402,7 @@ T_DEALT: Final = 6
 T_RESHUFFLES: Final = 7
 T_UNCALLED: Final = 8
 T_TOTAL: Final = 9
+T_SESSION_END: Final = 10
 T_SESSION: Final = 11
 T_PROFILE: Final = 12
 T_OPTION: Final = 13
@@ -429,6 +430,24 @@ _NAME_CODES: Final = {word: _TERMINAL_CODE[name] for word, name in _AFTER_NAME.i
 _FIRST_CHARS: Final = frozenset(word[0] for word in _BY_FIRST_WORD)
 
 
+def _fast_codes(text: str, pos: int, nl: int) -> tuple[tuple[int, ...], int]:
+    """The terminals ``_fast_line`` tries for the line ``text[pos:nl]``, in order: those its first word may start
+    (``_BY_FIRST_WORD``), then the one its next word names (-1: none)."""
+    sp = text.find(" ", pos, nl)
+    if sp <= pos:
+        return (), -1
+    c = text[pos]
+    found: tuple[int, ...] = ()
+    if c in _FIRST_CHARS:  # (no slice of the first word when it cannot be one of _BY_FIRST_WORD's)
+        found = _FIRST_CODES.get(text[pos:sp], ())
+    colon = text[sp - 1] == ":"
+    if colon and c.isdigit() and text[pos:sp - 1].isdigit():
+        return found, T_STANDING
+    sp2 = text.find(" ", sp + 1, nl)
+    second = text[sp + 1:sp2] if sp2 >= 0 else text[sp + 1:nl]
+    return found, (_COLON_CODES if colon else _NAME_CODES).get(second, -1)
+
+
 def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) -> tuple[int, re.Match[str] | None]:
     """``_classify`` without splitting the line: the line ``text[pos:nl]``'s terminal and match, or ``-1`` when
     this shortcut cannot tell (``_classify`` then decides, and explains an unreadable line).
@@ -439,24 +458,11 @@ def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) ->
     The candidates are tried in ``_candidates``'s order; ``fullmatch`` up to the newline is ``_classify``'s match
     that ends at the newline (no terminal's pattern matches a newline but its last character).
     """
-    sp = text.find(" ", pos, nl)
-    if sp <= pos:
-        return -1, None
-    c = text[pos]
-    if c in _FIRST_CHARS:  # (no slice of the first word when it cannot be one of _BY_FIRST_WORD's)
-        found = _FIRST_CODES.get(text[pos:sp])
-        if found is not None:
-            for code in found:
-                m = patterns[code].fullmatch(text, pos, nl + 1)
-                if m is not None:
-                    return code, m
-    colon = text[sp - 1] == ":"
-    if colon and c.isdigit() and text[pos:sp - 1].isdigit():
-        named = T_STANDING
-    else:
-        sp2 = text.find(" ", sp + 1, nl)
-        second = text[sp + 1:sp2] if sp2 >= 0 else text[sp + 1:nl]
-        named = (_COLON_CODES if colon else _NAME_CODES).get(second, -1)
+    found, named = _fast_codes(text, pos, nl)
+    for code in found:
+        m = patterns[code].fullmatch(text, pos, nl + 1)
+        if m is not None:
+            return code, m
     if named >= 0:
         m = patterns[named].fullmatch(text, pos, nl + 1)
         if m is not None:
@@ -470,8 +476,8 @@ def _fast_line(text: str, pos: int, nl: int, patterns: list[re.Pattern[str]]) ->
 # and a line read before is rebuilt from that with its own line number (no pattern matched, no groups read).
 # Only lines whose value follows from their text alone are remembered, and only after their value was built: a
 # line that does not read, or holds a number too large, is read afresh every time (its error is made again).
-# The deals, draws and shows (their cards) hardly ever repeat: their usual shapes are read by slicing
-# (``_quick_line``), anything else by their pattern.
+# The deals, draws and shows (their cards) hardly ever repeat. The usual shapes of every kind of line are read by
+# slicing (``_quick_line``), anything else by its pattern (compiled when a line first needs it).
 
 _MEMO_SIZE: Final = 4096
 """The most lines (and names) a parser remembers; past that it forgets them all and starts again (a log of any
@@ -482,6 +488,13 @@ _MEMO_KINDS: Final = frozenset([
     T_STANDS_PAT, T_MUCKS, T_COLLECTED, T_EVENT, T_SAID, T_SCORES])
 """The terminals whose lines are remembered: their value is the line number and what the text says (the seat
 line's a seat and whether it counts points; the table line's has no line number)."""
+_REMEMBERED: Final = [code in _MEMO_KINDS for code in range(len(_TERMINALS))]
+"""``_MEMO_KINDS`` by terminal number."""
+_IN_BODY: Final = [code in (T_POST, T_NOPLAY, T_MARKER, T_DECK, T_DEALT, T_ACT, T_PAROLE, T_DISCARDS, T_STANDS_PAT,
+                            T_RESHUFFLES, T_SHOWS, T_MUCKS, T_COLLECTED, T_UNCALLED, T_EVENT, T_SAID, T_SCORES,
+                            T_TOTAL) for code in range(len(_TERMINALS))]
+"""The terminals a hand's body takes (``body`` in the grammar), by terminal number."""
+_NEVER: Final = re.compile(r"(?!)")
 
 M_TUPLE: Final = 0  # a model tuple (or the carried pot's pair) whose first field is the line
 M_SAME: Final = 1  # the value as it is (the table line's: no line number)
@@ -499,7 +512,7 @@ class _Seen:
         self.tail = tail
         self.points = points
 
-    def value(self, line: int) -> object:
+    def value(self, line: object) -> object:
         """The value the line would be built into at file line ``line``."""
         if self.how == M_TUPLE:
             return _new(self.cls, (line,) + self.tail)
@@ -524,18 +537,110 @@ _NAME: Final = re.compile(r"[\w\-.']+")
 # The patterns whose usual shapes ``_quick_line`` reads (a grammar whose patterns differ: every line is matched).
 _QUICK_PATTERNS: Final = {
     "HAND_LINE": "Hand #(?P<id>\\S+) +- +(?P<date>\\d{4}\\/\\d{1,2}\\/\\d{1,2} +\\d{1,2}:\\d\\d(?::\\d\\d)?) *\n",
+    "TABLE_LINE": "Table '(?P<table>[^\n]*)' +Seat #(?P<button>\\d+) is the button *\n",
     "SEAT_LINE": "Seat (?P<seat>\\d+): +(?P<name>[\\w\\-.']+) +\\((?P<n>\\d+) (?P<unit>in chips|points?)\\)"
                  "(?P<out> is sitting out)? *\n",
+    "MARKER": "\\*\\*\\* (DEALING HANDS|FIRST BETTING ROUND|DRAW|SECOND BETTING ROUND|SHOW DOWN|SUMMARY|REDEAL) "
+              "\\*\\*\\* *\n",
+    "DECK": "Deck: *\\[[^\\]\n]*\\] *\n",
+    "RESHUFFLES": "Dealer: +reshuffles +\\[[^\\]\n]*\\] *\n",
     "DEALT": "Dealt to +(?P<name>[\\w\\-.']+) *(?P<cards>\\[[^\\]\n]*\\]( *\\[[^\\]\n]*\\])?) *\n",
+    "UNCALLED": "Uncalled bet \\((?P<n>\\d+)\\) returned to +(?P<name>[\\w\\-.']+) *\n",
+    "TOTAL": "Total pot \\d+ \\| Rake \\d+ *\n",
+    "POST": "(?P<name>[\\w\\-.']+): posts (?P<kind>the ante|small blind|big blind|over blind|live blind|dead blind)"
+            " +(?P<n>\\d+)(?P<allin> and is all-in)? *\n",
     "ACT": "(?P<name>[\\w\\-.']+): (?:(?P<plain>folds|checks)|(?P<verb>calls|bets) +(?P<n>\\d+)"
            "|raises +(?P<inc>\\d+) +to +(?P<to>\\d+))(?P<allin> and is all-in)?(?P<timedout> \\(timed out\\))?"
            "(?: \\(took (?P<took>\\d+(?:\\.\\d+)?)s\\))? *\n",
     "DISCARDS": "(?P<name>[\\w\\-.']+): discards +(?P<n>\\d+) cards?(?: +(?P<cards>\\[[^\\]\n]*\\]))?"
                 "(?: \\(took (?P<took>\\d+(\\.\\d+)?)s\\))? *\n",
+    "STANDS_PAT": "(?P<name>[\\w\\-.']+): stands pat(?P<timedout> \\(timed out\\))?"
+                  "(?: \\(took (?P<took>\\d+(?:\\.\\d+)?)s\\))? *\n",
     "SHOWS": "(?P<name>[\\w\\-.']+): shows +(?P<cards>\\[[^\\]\n]*\\])(?: +\\((?P<desc>[^\n]*)\\))? *\n",
+    "MUCKS": "(?P<name>[\\w\\-.']+): mucks hand *\n",
     "COLLECTED": "(?P<name>[\\w\\-.']+) +collected +(?P<n>\\d+) +from "
                  "+(?P<pot>pot \\(parole\\)|pot|main pot|side pot-\\d+) *\n",
+    "SAID": "(?P<name>[\\w\\-.']+) +said, \"(?P<text>[^\n]*)\" *\n",
+    "SESSION_END": "\\*\\*\\* SESSION END \\*\\*\\* *\n",
+    "SESSION": "Session: *[^\n]+\n",
+    "PROFILE": "Profile: *[^\n]+\n",
+    "OPTION": "Option: *[^\n]+\n",
+    "CARDS": "Cards: *(?P<cards>shown|all) *\n",
+    "STANDING": "(?P<place>\\d+): +(?P<name>[\\w\\-.']+) +\\((?P<n>\\d+)\\) *\n",
 }
+
+# The street lines as written (single spaces, no trailing space) → their street.
+_MARKER_LINES: Final = {f"*** {words} ***": street for words, street in _MARKERS.items()}
+_POST_WORDS: Final = {"the ante": "ante", "small blind": "small", "big blind": "big", "over blind": "over",
+                      "live blind": "live", "dead blind": "dead"}
+
+
+def _card_table() -> list[str]:
+    """A card of the deck (or the joker) by its two characters' code points (``rank * 128 + suit``), else ""."""
+    table = [""] * (128 * 128)
+    for rank in "23456789TJQKA":
+        for suit in "cdhs":
+            table[ord(rank) * 128 + ord(suit)] = rank + suit
+    table[ord("J") * 128 + ord("k")] = "Jk"
+    return table
+
+
+_CARD_OF: Final = _card_table()
+"""One string per card: a line's cards are these strings, not slices of the line (no string made per card, and
+each card's hash is computed once for the whole run)."""
+
+
+def _cards_at(key: str, start: int, end: int) -> tuple[str, ...] | None:
+    """``cards_inside(key[start:end])`` when those characters are cards of the deck (or the joker) one space apart;
+    else ``None`` (the caller reads them with ``cards_inside``). A card is two ASCII letters or digits, never
+    ``10``, so the split and the ``10`` → ``T`` of ``cards_inside`` would give the same strings."""
+    size = end - start
+    if size <= 0:
+        return () if size == 0 else None
+    if (size + 1) % 3 != 0:
+        return None
+    count = (size + 1) // 3
+    for at in range(start + 2, end, 3):
+        if key[at] != " ":
+            return None
+    if count == 5:  # (a deal, a show: the tuple made at once, no list)
+        one, two, three, four, five = (_card(key, start), _card(key, start + 3), _card(key, start + 6),
+                                       _card(key, start + 9), _card(key, start + 12))
+        return (one, two, three, four, five) if one and two and three and four and five else None
+    if count == 4:  # (the cards kept at a draw of one)
+        one, two, three, four = _card(key, start), _card(key, start + 3), _card(key, start + 6), _card(key, start + 9)
+        return (one, two, three, four) if one and two and three and four else None
+    if count == 3:
+        one, two, three = _card(key, start), _card(key, start + 3), _card(key, start + 6)
+        return (one, two, three) if one and two and three else None
+    if count == 2:
+        one, two = _card(key, start), _card(key, start + 3)
+        return (one, two) if one and two else None
+    if count == 1:
+        one = _card(key, start)
+        return (one,) if one else None
+    cards: list[str] = []
+    for at in range(start, end, 3):
+        card = _card(key, at)
+        if not card:
+            return None
+        cards.append(card)
+    return tuple(cards)
+
+
+def _card(key: str, at: int) -> str:
+    """The card ``key[at:at + 2]`` when it is one of the deck (or the joker), else ""."""
+    rank = ord(key[at])
+    suit = ord(key[at + 1])
+    if rank >= 128 or suit >= 128:
+        return ""
+    return _CARD_OF[rank * 128 + suit]
+
+
+def _cards(key: str, start: int, end: int) -> tuple[str, ...]:
+    """``cards_inside(key[start:end])``."""
+    found = _cards_at(key, start, end)
+    return found if found is not None else cards_inside(key[start:end])
 
 
 def _plain_name(name: str, names: dict[str, str]) -> str:
@@ -555,6 +660,15 @@ def _plain_name(name: str, names: dict[str, str]) -> str:
     return known
 
 
+def _any_name(name: str, names: dict[str, str]) -> str:
+    """``name`` when the patterns' ``[\\w\\-.']+`` reads it (``_plain_name``'s string when it gives one), else
+    ``""``: for the lines whose first words are fixed (``Uncalled bet``), where any name reads."""
+    known = _plain_name(name, names)
+    if known:
+        return known
+    return name if _NAME.fullmatch(name) is not None else ""
+
+
 def _number(key: str, start: int, end: int, most: int) -> int:
     """The number ``key[start:end]`` when it is 1 to ``most`` ASCII digits, else -1 (what ``read_amount`` and
     ``read_seat`` read from such digits: ``most`` is at most 15, the digits of ``MAX_AMOUNT``)."""
@@ -570,107 +684,307 @@ def _number(key: str, start: int, end: int, most: int) -> int:
 
 
 def _at(key: str, word: str, at: int) -> bool:
-    """Whether ``key`` holds ``word`` at ``at``."""
+    """Whether ``key`` holds ``word`` at ``at`` (its first character compared first: most tests fail there, without
+    a call; reading a character costs the compiled code about as much as a tenth of a ``find``)."""
+    if at < 0 or at >= len(key) or ord(key[at]) != ord(word[0]):
+        return False
     return key.find(word, at, at + len(word)) == at
 
 
-def _quick_line(key: str, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _space(key: str, start: int, stop: int) -> int:
+    """The first space in ``key[start:stop]``, or -1."""
+    for i in range(start, stop):
+        if ord(key[i]) == 32:
+            return i
+    return -1
+
+
+def _seconds(key: str, start: int, end: int) -> float:
+    """The seconds ``key[start:end]`` when they are ``\\d+(\\.\\d+)?`` in ASCII digits, at most 15 of them on each
+    side of the point (``_took`` reads them as ``float`` does); else -1.0."""
+    dot = -1
+    for i in range(start, end):
+        code = ord(key[i])
+        if code == 46 and dot < 0:
+            dot = i
+        elif code < 48 or code > 57:
+            return -1.0
+    whole = (dot if dot >= 0 else end) - start
+    if whole < 1 or whole > 15 or (dot >= 0 and (end - dot - 1 < 1 or end - dot - 1 > 15)):
+        return -1.0
+    return float(key[start:end])
+
+
+def _took_at(key: str, end: int) -> tuple[int, float]:
+    """A line ``key[:end]`` that may end in `` (took <n>s)``: where that starts and the seconds; ``(end, -1.0)``
+    when it does not end so; ``(-1, -1.0)`` when it ends so but not in the usual shape."""
+    if end < 10 or key[end - 1] != ")" or key[end - 2] != "s":
+        return end, -1.0
+    start = key.rfind(" (took ", 0, end)
+    if start < 0:
+        return end, -1.0
+    secs = _seconds(key, start + 7, end - 2)
+    if secs < 0:
+        return -1, -1.0
+    return start, secs
+
+
+def _quick_line(key: str, line: object, names: dict[str, str]) -> tuple[int, object]:
     """The terminal and value of the line ``key`` (without its newline) when it has one of the usual shapes,
-    with single spaces, digits 0-9 and a name that ``_plain_name`` passes: ``Hand #<id> - <yyyy/mm/dd hh:mm:ss>``,
-    ``Seat <n>: <name> (<n> in chips|points)`` (sitting out or not), ``Dealt to <name> [..]`` (or ``[..] [..]``),
-    ``<name>: folds|checks|calls <n>|bets <n>|raises <n> to <n>`` (all-in or not), ``<name>: discards <n>
-    card(s)`` (with or without ``[..]``), ``<name>: shows [..]`` (with or without ``(..)``), ``<name> collected
-    <n> from <pot>``; else ``(-1, None)``. Exactly the terminal and value their patterns and builders give such a
-    line (a test holds the two ways to it); any other line is read by its pattern."""
+    with single spaces, digits 0-9, cards of the deck or none, and a name that ``_plain_name`` passes (``_any_name``
+    after fixed words): ``Hand #<id> - <yyyy/mm/dd hh:mm:ss>``, ``Table '<t>' Seat #<n> is the button``,
+    ``Seat <n>: <name> (<n> in chips|points)`` (sitting out or not), the street lines, ``Deck: [..]``,
+    ``Dealer: reshuffles [..]``, ``Dealt to <name> [..]`` (or ``[..] [..]``), ``<name>: posts <kind> <n>``,
+    ``<name>: folds|checks|calls <n>|bets <n>|raises <n> to <n>`` (all-in, timed out, took <n>s or not),
+    ``<name>: discards <n> card(s)`` (with or without ``[..]`` and the seconds), ``<name>: stands pat`` (timed out,
+    took or not), ``<name>: shows [..]`` (with or without ``(..)``), ``<name>: mucks hand``, ``<name> collected
+    <n> from <pot>``, ``<name> said, "<text>"``, ``Uncalled bet (<n>) returned to <name>``, ``Total pot <n> | Rake
+    <n>``; else ``(-1, None)``. Exactly the terminal and value their patterns and builders give such a line (the
+    tests hold the two ways to it, on chosen and on mutated lines); any other line is read by its pattern."""
     stop = len(key)
     if stop < 2:
         return -1, None
-    first = key[0]
-    if first == "D" and key.startswith("Dealt to "):
-        b = key.find(" [", 9)
-        if b <= 9 or "\n" in key:
-            return -1, None
-        close = key.find("]", b + 2)
-        if close < 0:
-            return -1, None
-        if close != stop - 1 and (not _at(key, " [", close + 1) or key.find("]", close + 3) != stop - 1):
-            return -1, None
-        name = _plain_name(key[9:b], names)
-        if not name:
-            return -1, None
-        # (what ``_dealt`` reads from the brackets ``key[b + 1:stop]``)
-        kept = cards_inside(key[b + 2:close])
-        groups = (kept,) if close == stop - 1 else (kept, cards_inside(key[close + 3:stop - 1]))
-        return T_DEALT, _new(Dealt, (line, name, groups))
-    if first == "S" and key.startswith("Seat "):
-        return _quick_seat(key, stop, line, names)
-    if first == "H" and key.startswith("Hand #"):
-        return _quick_hand(key, stop, line)
-    sp = key.find(" ")
+    first = ord(key[0])
+    if first == 42:  # '*' (no name starts with it)
+        street = _MARKER_LINES.get(key)
+        if street is None:
+            return (T_SESSION_END, line) if key == "*** SESSION END ***" else (-1, None)
+        return T_MARKER, _new(Marker, (line, street))
+    if first == 68:  # 'D'
+        if _at(key, "Dealt to ", 0):
+            return _quick_dealt(key, stop, line, names)
+        if _at(key, "Deck: [", 0):
+            return _quick_cards_line(key, stop, 7, line, T_DECK)
+        if _at(key, "Dealer: reshuffles [", 0):
+            return _quick_cards_line(key, stop, 20, line, T_RESHUFFLES)
+    elif first == 83:  # 'S'
+        if _at(key, "Seat ", 0):
+            return _quick_seat(key, stop, line, names)
+        if _at(key, "Session: ", 0):
+            return _quick_file_line(key, stop, line, T_SESSION)
+    elif first == 80:  # 'P'
+        if _at(key, "Profile: ", 0):
+            return _quick_file_line(key, stop, line, T_PROFILE)
+    elif first == 79:  # 'O'
+        if _at(key, "Option: ", 0):
+            return _quick_file_line(key, stop, line, T_OPTION)
+    elif first == 67:  # 'C'
+        if key == "Cards: shown" or key == "Cards: all":
+            return T_CARDS, _new(CardsLine, (line, stop == 12))
+    elif 48 <= first <= 57:  # a digit: a standings line, or a name led by digits
+        kind, value = _quick_standing(key, stop, line, names)
+        if kind >= 0:
+            return kind, value
+    elif first == 72:  # 'H'
+        if _at(key, "Hand #", 0):
+            return _quick_hand(key, stop, line)
+    elif first == 84:  # 'T'
+        if _at(key, "Total pot ", 0):
+            return _quick_total(key, stop, line)
+        if _at(key, "Table '", 0):
+            return _quick_table(key, stop)
+    elif first == 85:  # 'U'
+        if _at(key, "Uncalled bet (", 0):
+            return _quick_uncalled(key, stop, line, names)
+    sp = _space(key, 0, stop)
     if sp <= 0:
         return -1, None
     if key[sp - 1] != ":":
-        if not _at(key, " collected ", sp):
-            return -1, None
-        return _quick_collected(key, sp, stop, line, names)
+        if _at(key, " collected ", sp):
+            return _quick_collected(key, sp, stop, line, names)
+        if _at(key, " said, \"", sp):
+            return _quick_said(key, sp, stop, line, names)
+        return -1, None
     verb = sp + 1
     if verb >= stop:
         return -1, None
-    c = key[verb]
-    if c == "s" and _at(key, "shows [", verb):
-        close = key.find("]", verb + 7)
-        if close < 0 or "\n" in key:
-            return -1, None
-        after = close + 1
-        desc: str | None = None
-        if after != stop:
-            if after + 3 > stop or not _at(key, " (", after) or key[stop - 1] != ")":
+    c = ord(key[verb])
+    if c == 115:  # 's'
+        if _at(key, "shows [", verb):
+            return _quick_shows(key, sp, stop, line, names)
+        if _at(key, "stands pat", verb):
+            return _quick_stands_pat(key, sp, stop, line, names)
+        return -1, None
+    if c == 100:  # 'd'
+        if _at(key, "discards ", verb):
+            return _quick_discards(key, sp, stop, line, names)
+        return -1, None
+    if c == 112:  # 'p'
+        if _at(key, "posts ", verb):
+            return _quick_post(key, sp, stop, line, names)
+        return -1, None
+    if c == 109:  # 'm'
+        if stop - verb == 10 and _at(key, "mucks hand", verb):
+            name = _plain_name(key[:sp - 1], names)
+            if not name:
                 return -1, None
-            desc = key[after + 2:stop - 1]
-        name = _plain_name(key[:sp - 1], names)
-        if not name:
-            return -1, None
-        return T_SHOWS, _new(Show, (line, name, cards_inside(key[verb + 7:close]), desc))
-    if c == "d" and _at(key, "discards ", verb):
-        at = verb + 9
-        end = key.find(" card", at)
-        count = _number(key, at, end, 15)
-        if count < 0 or "\n" in key:
-            return -1, None
-        after = end + 5
-        if after < stop and key[after] == "s":
-            after += 1
-        cards: tuple[str, ...] | None = None
-        if after != stop:
-            if not _at(key, " [", after) or key.find("]", after + 2) != stop - 1:
-                return -1, None
-            cards = cards_inside(key[after + 2:stop - 1])
-        name = _plain_name(key[:sp - 1], names)
-        if not name:
-            return -1, None
-        return T_DISCARDS, _new(Discard, (line, name, count, cards, None))
+            return T_MUCKS, _new(Muck, (line, name))
+        return -1, None
     return _quick_act(key, sp, stop, line, names)
 
 
-def _quick_act(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
-    """``_quick_line`` of ``<name>: <verb> ...`` (``sp``: the space after the colon) when it is a betting line."""
-    at = sp + 1
+def _quick_file_line(key: str, stop: int, line: object, kind: int) -> tuple[int, object]:
+    """``_quick_line`` of a ``Session: ``, ``Profile: `` or ``Option: `` line: what their builders read from it."""
+    if "\n" in key:
+        return -1, None
+    text = key.split(":", 1)[1]
+    if kind == T_SESSION:
+        return T_SESSION, _new(SessionLine, (line, text.strip()))
+    if kind == T_PROFILE:
+        return T_PROFILE, _new(ProfileLine, (line, text.strip()))
+    name, _, value = text.partition("=")
+    return T_OPTION, _new(OptionLine, (line, name.strip(), value.strip()))
+
+
+def _quick_standing(key: str, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of ``<place>: <name> (<n>)``."""
+    colon = key.find(": ")
+    place = _number(key, 0, colon, 15)
+    if place < 0 or key[stop - 1] != ")":
+        return -1, None
+    opening = key.find(" (", colon + 2)
+    amount = _number(key, opening + 2, stop - 1, 15)
+    if opening < 0 or amount < 0:
+        return -1, None
+    name = _any_name(key[colon + 2:opening], names)
+    if not name:
+        return -1, None
+    return T_STANDING, _new(Standing, (line, place, name, amount))
+
+
+def _quick_dealt(key: str, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of a line starting ``Dealt to ``."""
+    b = key.find(" [", 9)
+    if b <= 9 or "\n" in key:
+        return -1, None
+    close = key.find("]", b + 2)
+    if close < 0:
+        return -1, None
+    if close != stop - 1 and (not _at(key, " [", close + 1) or key.find("]", close + 3) != stop - 1):
+        return -1, None
+    name = _plain_name(key[9:b], names)
+    if not name:
+        return -1, None
+    # (what ``_dealt`` reads from the brackets ``key[b + 1:stop]``)
+    kept = _cards(key, b + 2, close)
+    groups = (kept,) if close == stop - 1 else (kept, _cards(key, close + 3, stop - 1))
+    return T_DEALT, _new(Dealt, (line, name, groups))
+
+
+def _quick_cards_line(key: str, stop: int, at: int, line: object, kind: int) -> tuple[int, object]:
+    """``_quick_line`` of ``Deck: [..]`` or ``Dealer: reshuffles [..]`` (``at``: after the ``[``)."""
+    if key[stop - 1] != "]" or key.find("]", at) != stop - 1 or "\n" in key:
+        return -1, None
+    cards = _cards(key, at, stop - 1)
+    if kind == T_DECK:
+        return T_DECK, _new(DeckLine, (line, cards))
+    return T_RESHUFFLES, _new(Reshuffle, (line, cards))
+
+
+def _quick_shows(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of ``<name>: shows [..]`` (``sp``: the space after the colon)."""
+    verb = sp + 1
+    close = key.find("]", verb + 7)
+    if close < 0 or "\n" in key:
+        return -1, None
+    after = close + 1
+    desc: str | None = None
+    if after != stop:
+        if after + 3 > stop or not _at(key, " (", after) or key[stop - 1] != ")":
+            return -1, None
+        desc = key[after + 2:stop - 1]
+    name = _plain_name(key[:sp - 1], names)
+    if not name:
+        return -1, None
+    return T_SHOWS, _new(Show, (line, name, _cards(key, verb + 7, close), desc))
+
+
+def _quick_discards(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of ``<name>: discards ...`` (``sp``: the space after the colon)."""
+    end, secs = _took_at(key, stop)
+    if end < 0:
+        return -1, None
+    at = sp + 10
+    word = key.find(" card", at, end)
+    count = _number(key, at, word, 15)
+    if count < 0 or "\n" in key:
+        return -1, None
+    after = word + 5
+    if after < end and key[after] == "s":
+        after += 1
+    cards: tuple[str, ...] | None = None
+    if after != end:
+        if not _at(key, " [", after) or key.find("]", after + 2) != end - 1:
+            return -1, None
+        cards = _cards(key, after + 2, end - 1)
+    name = _plain_name(key[:sp - 1], names)
+    if not name:
+        return -1, None
+    return T_DISCARDS, _new(Discard, (line, name, count, cards, secs if secs >= 0 else None))
+
+
+def _quick_stands_pat(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of ``<name>: stands pat ...`` (``sp``: the space after the colon)."""
+    end, secs = _took_at(key, stop)
+    if end < 0:
+        return -1, None
+    timed = end - sp - 1 == 22 and _at(key, " (timed out)", end - 12)
+    if end - sp - 1 != (22 if timed else 10):
+        return -1, None
+    name = _plain_name(key[:sp - 1], names)
+    if not name:
+        return -1, None
+    return T_STANDS_PAT, _new(StandPat, (line, name, timed, secs if secs >= 0 else None))
+
+
+def _quick_post(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of ``<name>: posts ...`` (``sp``: the space after the colon)."""
     end = stop
-    allin = key.endswith(" and is all-in")
+    allin = _at(key, " and is all-in", stop - 14)
     if allin:
         end = stop - 14
-    c = key[at]
+    at = sp + 7
+    space = _space(key, at, end)  # after "the" or "small": the kind is two words
+    if space < 0:
+        return -1, None
+    space = _space(key, space + 1, end)
+    if space < 0:
+        return -1, None
+    kind = _POST_WORDS.get(key[at:space])
+    amount = _number(key, space + 1, end, 15)
+    if kind is None or amount < 0:
+        return -1, None
+    name = _plain_name(key[:sp - 1], names)
+    if not name:
+        return -1, None
+    return T_POST, _new(Post, (line, name, kind, amount, allin))
+
+
+def _quick_act(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of ``<name>: <verb> ...`` (``sp``: the space after the colon) when it is a betting line."""
+    at = sp + 1
+    end, secs = _took_at(key, stop)
+    if end < 0:
+        return -1, None
+    timed = _at(key, " (timed out)", end - 12)
+    if timed:
+        end -= 12
+    allin = _at(key, " and is all-in", end - 14)
+    if allin:
+        end -= 14
+    c = ord(key[at])
     to = 0
-    if c == "f" and end - at == 5 and _at(key, "folds", at):
+    if c == 102 and end - at == 5 and _at(key, "folds", at):  # 'f'
         kind, amount = "fold", 0
-    elif c == "c" and end - at == 6 and _at(key, "checks", at):
+    elif c == 99 and end - at == 6 and _at(key, "checks", at):  # 'c'
         kind, amount = "check", 0
-    elif c == "c" and _at(key, "calls ", at):
+    elif c == 99 and _at(key, "calls ", at):
         kind, amount = "call", _number(key, at + 6, end, 15)
-    elif c == "b" and _at(key, "bets ", at):
+    elif c == 98 and _at(key, "bets ", at):  # 'b'
         kind, amount = "bet", _number(key, at + 5, end, 15)
         to = amount
-    elif c == "r" and _at(key, "raises ", at):
+    elif c == 114 and _at(key, "raises ", at):  # 'r'
+
         middle = key.find(" to ", at + 7, end)
         kind, amount, to = "raise", _number(key, at + 7, middle, 15), _number(key, middle + 4, end, 15)
     else:
@@ -680,10 +994,10 @@ def _quick_act(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -
     name = _plain_name(key[:sp - 1], names)
     if not name:
         return -1, None
-    return T_ACT, _new(Action, (line, name, kind, amount, to, allin, False, None))
+    return T_ACT, _new(Action, (line, name, kind, amount, to, allin, timed, secs if secs >= 0 else None))
 
 
-def _quick_seat(key: str, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_seat(key: str, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of a line starting ``Seat ``."""
     colon = key.find(": ", 5)
     seat = _number(key, 5, colon, 9)
@@ -692,15 +1006,18 @@ def _quick_seat(key: str, stop: int, line: int, names: dict[str, str]) -> tuple[
     opening = key.find(" (", colon + 2)
     if opening < 0:
         return -1, None
-    space = key.find(" ", opening + 2)
+    space = _space(key, opening + 2, stop)
     chips = _number(key, opening + 2, space, 15)
     if chips < 0:
         return -1, None
     close = key.find(")", space)
     if close < 0:
         return -1, None
-    unit = key[space + 1:close]
-    if unit != "in chips" and unit != "points" and unit != "point":
+    if close - space == 9 and _at(key, "in chips", space + 1):
+        points = False
+    elif (close - space == 7 and _at(key, "points", space + 1)) or (close - space == 6 and _at(key, "point", space + 1)):
+        points = True
+    else:
         return -1, None
     if close + 1 == stop:
         out = False
@@ -711,10 +1028,10 @@ def _quick_seat(key: str, stop: int, line: int, names: dict[str, str]) -> tuple[
     name = _plain_name(key[colon + 2:opening], names)
     if not name:
         return -1, None
-    return T_SEAT_LINE, (_new(Seat, (line, seat, name, chips, out)), unit != "in chips")
+    return T_SEAT_LINE, (_new(Seat, (line, seat, name, chips, out)), points)
 
 
-def _quick_hand(key: str, stop: int, line: int) -> tuple[int, object]:
+def _quick_hand(key: str, stop: int, line: object) -> tuple[int, object]:
     """``_quick_line`` of a line starting ``Hand #``: ``Hand #<id> - yyyy/mm/dd hh:mm:ss`` only."""
     dash = key.find(" - ", 6)
     if dash <= 6 or stop - dash != 22:
@@ -732,7 +1049,57 @@ def _quick_hand(key: str, stop: int, line: int) -> tuple[int, object]:
     return T_HAND_LINE, (line, hand_id, key[d:stop])
 
 
-def _quick_collected(key: str, sp: int, stop: int, line: int, names: dict[str, str]) -> tuple[int, object]:
+def _quick_table(key: str, stop: int) -> tuple[int, object]:
+    """``_quick_line`` of ``Table '<t>' Seat #<n> is the button``: the pattern's greedy table ends at the last
+    ``' Seat #`` that the number and the words end the line after."""
+    end = stop - 14
+    if not _at(key, " is the button", end):
+        return -1, None
+    start = end
+    while start > 0 and 48 <= ord(key[start - 1]) <= 57:
+        start -= 1
+    button = _number(key, start, end, 9)
+    if button < 0 or start < 15 or not _at(key, "' Seat #", start - 8) or "\n" in key:
+        return -1, None
+    return T_TABLE_LINE, (key[7:start - 8], button)
+
+
+def _quick_total(key: str, stop: int, line: object) -> tuple[int, object]:
+    """``_quick_line`` of ``Total pot <n> | Rake <n>``."""
+    bar = _space(key, 10, stop)
+    total = _number(key, 10, bar, 15)
+    if total < 0 or not _at(key, " | Rake ", bar):
+        return -1, None
+    rake = _number(key, bar + 8, stop, 15)
+    if rake < 0:
+        return -1, None
+    return T_TOTAL, _new(SummaryTotal, (line, total, rake))
+
+
+def _quick_uncalled(key: str, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of ``Uncalled bet (<n>) returned to <name>``."""
+    close = key.find(")", 14)
+    amount = _number(key, 14, close, 15)
+    if amount < 0 or not _at(key, ") returned to ", close) or close + 14 >= stop:
+        return -1, None
+    name = _any_name(key[close + 14:stop], names)
+    if not name:
+        return -1, None
+    return T_UNCALLED, _new(Uncalled, (line, name, amount))
+
+
+def _quick_said(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
+    """``_quick_line`` of ``<name> said, "<text>"`` (``sp``: the space after the name); the pattern's greedy text
+    ends at the line's last quote."""
+    if stop < sp + 9 or key[stop - 1] != "\"" or "\n" in key:
+        return -1, None
+    name = _plain_name(key[:sp], names)
+    if not name:
+        return -1, None
+    return T_SAID, _new(Event, (line, name, "said", key[sp + 8:stop - 1]))
+
+
+def _quick_collected(key: str, sp: int, stop: int, line: object, names: dict[str, str]) -> tuple[int, object]:
     """``_quick_line`` of ``<name> collected <n> from <pot>`` (``sp``: the space after the name)."""
     at = sp + 11
     end = key.find(" from ", at)
@@ -835,7 +1202,8 @@ class LineParser:
     Lark builds the grammar, the lexer's terminals and the LALR(1) tables; this loop only plays them, as Lark's
     own parser does, without its per-token costs (a ``Token`` object, rule objects hashed on every reduction,
     a Python call per callback): terminals and rules are numbers, the tables flat lists of ints, and the
-    terminal callbacks and the list rules are calls the compiler sees.
+    terminal callbacks and the list rules are calls the compiler sees. A usual hand is not even played through
+    the tables: ``read_hand`` builds it in one pass when its lines stand where the grammar puts them.
     """
 
     def __init__(self, tables: dict[str, Any]) -> None:
@@ -845,12 +1213,11 @@ class LineParser:
         unknown = [name for name, _ in terminals if name not in _TERMINAL_CODE]
         if unknown:
             raise ValueError(f"the fast parser does not know the terminals {unknown}")
-        # patterns by terminal number (a terminal the grammar lacks never matches: its slot is never read)
-        by_name = {name: re.compile(pattern) for name, pattern in terminals}
-        _check_groups(by_name)
-        never = re.compile(r"(?!)")
-        self.patterns_by_name: dict[str, re.Pattern[str]] = by_name
-        self.patterns: list[re.Pattern[str]] = [by_name.get(n, never) for n in _TERMINALS]
+        # the terminals' patterns, compiled when first needed (compiling the 28 of them took about a tenth of a
+        # second, and most logs need few of them: the usual lines are read by ``_quick_line``); a terminal the
+        # grammar lacks never matches
+        self.sources: dict[str, str] = {name: pattern for name, pattern in terminals}
+        self.compiled: list[re.Pattern[str] | None] = [None] * len(_TERMINALS)
         nonterminals: list[str] = tables["nonterminals"]
         rules: list[list[int]] = tables["rules"]  # [nonterminal it makes, symbols it takes]
         self.rule_size: list[int] = [size for _, size in rules]
@@ -874,8 +1241,148 @@ class LineParser:
         # grammar's patterns are the ones ``_quick_line`` reads the usual shapes of
         self.memo: dict[str, _Seen] = {}
         self.names: dict[str, str] = {}
-        self.quick: bool = all(name in by_name and by_name[name].pattern == pattern
-                               for name, pattern in _QUICK_PATTERNS.items())
+        self.quick: bool = all(self.sources.get(name) == pattern for name, pattern in _QUICK_PATTERNS.items())
+
+    def pattern(self, code: int) -> re.Pattern[str]:
+        """The pattern of terminal ``code``, compiled on first use (``ValueError`` if its groups are not the ones its
+        builder reads: a grammar edit)."""
+        found = self.compiled[code]
+        if found is None:
+            source = self.sources.get(_TERMINALS[code])
+            if source is None:
+                found = _NEVER
+            else:
+                found = re.compile(source)
+                _check_groups({_TERMINALS[code]: found})
+            self.compiled[code] = found
+        return found
+
+    @property
+    def patterns(self) -> list[re.Pattern[str]]:
+        """Every terminal's pattern by number (``$END``'s and those the grammar lacks never match)."""
+        return [self.pattern(code) for code in range(len(_TERMINALS))]
+
+    @property
+    def patterns_by_name(self) -> dict[str, re.Pattern[str]]:
+        """The grammar's terminals' patterns by name."""
+        return {name: self.pattern(_TERMINAL_CODE[name]) for name in self.sources}
+
+    def match_line(self, text: str, nl: int) -> tuple[int, re.Match[str] | None]:
+        """``_fast_line(text, 0, nl, self.patterns)``, compiling only the patterns it tries."""
+        found, named = _fast_codes(text, 0, nl)
+        for code in found:
+            m = self.pattern(code).fullmatch(text, 0, nl + 1)
+            if m is not None:
+                return code, m
+        if named >= 0:
+            m = self.pattern(named).fullmatch(text, 0, nl + 1)
+            if m is not None:
+                return named, m
+        return -1, None
+
+    def line_by_pattern(self, key: str, line: int) -> tuple[int, object]:
+        """The terminal and value of the line ``key`` (followed by a newline) read by its pattern, when
+        ``match_line`` tells its terminal and its numbers are not too large; else ``(-1, None)``."""
+        if "\n" in key:
+            return -1, None
+        text = key + "\n"
+        kind, m = self.match_line(text, len(key))
+        if kind < 0 or m is None:
+            return -1, None
+        try:
+            return kind, _token_value(kind, m, line)
+        except NumberTooLarge:
+            return -1, None
+
+    def read_hand(self, lines: list[str], numbers: list[int], file: str) -> Hand | None:
+        """The ``Hand`` of a block's lines (each followed by a newline; ``numbers``: their file lines) when every
+        line reads (by ``_quick_line``, from memory or by its pattern) and stands where the grammar puts it,
+        ``HAND_LINE TABLE_LINE SEAT_LINE+ CARRIED? body*``: the value ``parse_lines``'s loop over the tables gives
+        such a block, without its stack and reductions. Else ``None``, and the loop reads the block and says what
+        is wrong. A line is remembered as the loop remembers it: once it is read and stands where it may.
+        """
+        total = len(lines)
+        if total < 3 or len(numbers) < total or not self.quick:
+            return None
+        # (the line numbers as the reader boxed them go into the model tuples as they are, not made again)
+        boxed = cast(list[object], numbers)
+        memo = self.memo
+        names = self.names
+        hand_line = 0
+        hand_id = ""
+        started = ""
+        table = ""
+        button = 0
+        seats: list[Seat] = []
+        points = False
+        carried = 0
+        carried_line = 0
+        body: list[object] = []
+        place = 0  # what the line may be: 0 the hand line, 1 the table line, 2 a seat, 3 a seat or what follows
+        # them, 4 a body line
+        for i in range(total):
+            key = lines[i]
+            line = boxed[i]
+            fresh = False
+            if key and key[0] == "D" and key.startswith("Dealt to "):  # (never remembered: their cards hardly repeat)
+                kind, value = _quick_dealt(key, len(key), line, names)
+            else:
+                seen = memo.get(key)
+                if seen is not None:
+                    kind = seen.kind
+                    value = seen.value(line)
+                else:
+                    kind, value = _quick_line(key, line, names)
+                    fresh = True
+            if kind < 0:
+                kind, value = self.line_by_pattern(key, numbers[i])
+                if kind < 0:
+                    return None
+            if place == 4:
+                if not _IN_BODY[kind]:
+                    return None
+                body.append(value)
+            elif place == 3:
+                if kind == T_SEAT_LINE:
+                    row = cast(tuple[Seat, bool], value)
+                    seats.append(row[0])
+                    if row[1]:
+                        points = True
+                elif kind == T_CARRIED:
+                    carried_line, carried = cast(tuple[int, int], value)
+                    place = 4
+                elif _IN_BODY[kind]:
+                    body.append(value)
+                    place = 4
+                else:
+                    return None
+            elif place == 0:
+                if kind != T_HAND_LINE:
+                    return None
+                hand_line, hand_id, started = cast(tuple[int, str, str], value)
+                place = 1
+            elif place == 1:
+                if kind != T_TABLE_LINE:
+                    return None
+                table, button = cast(tuple[str, int], value)
+                place = 2
+            else:
+                if kind != T_SEAT_LINE:
+                    return None
+                row = cast(tuple[Seat, bool], value)
+                seats.append(row[0])
+                if row[1]:
+                    points = True
+                place = 3
+            if fresh and _REMEMBERED[kind]:
+                if len(memo) >= _MEMO_SIZE:
+                    memo.clear()
+                memo[key] = _seen(kind, value)
+        if place < 3:
+            return None
+        # (the hand ends at its last line, whichever it is: a body line, the pot carried over or a seat)
+        return _new(Hand, (file, hand_line, numbers[total - 1], hand_id, started, table, button, tuple(seats),
+                           tuple(body), carried, carried_line, points, "house", None, True))
 
     def parse(self, text: str, start: str, numbers: list[int], file: str) -> object:
         """The model object for ``text`` (lines each ending in a newline; ``numbers``: their file lines);
@@ -891,9 +1398,12 @@ class LineParser:
         """``parse`` of the text whose lines (without their newlines) are ``lines``, each followed by a newline
         (``ended``) or all but the last. Raises ``_Split`` for a line holding a newline (the lines are not a
         text's: ``parse`` reads the text they make)."""
+        if start == "hand" and ended:
+            hand = self.read_hand(lines, numbers, file)
+            if hand is not None:
+                return hand
         actions = self.actions
         gotos = self.gotos
-        patterns = self.patterns
         rule_size = self.rule_size
         rule_kind = self.rule_kind
         rule_origin = self.rule_origin
@@ -935,7 +1445,7 @@ class LineParser:
                             text = key + "\n"
                         else:
                             text = key
-                        kind, m = _fast_line(text, 0, len(key), patterns)
+                        kind, m = self.match_line(text, len(key))
                         if kind < 0:
                             name, _, m, _ = _classify(text, 0, len(text), line_no, self.patterns_by_name)
                             kind = _TERMINAL_CODE[name]
