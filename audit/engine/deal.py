@@ -138,11 +138,15 @@ def clean_deal(st: HandState, p: str, cards: tuple[str, ...], used: set[str]) ->
     for c in cards:
         if c in used or c not in deck:
             return False
+    # one ``add`` per card: ``used.update(cards)`` iterated the tuple through the generic iterator protocol (an
+    # argument tuple and an iterator per deal, a quarter of the deal's cost)
     before = len(used)
-    used.update(cards)
+    for c in cards:
+        used.add(c)
     if len(used) == before + 5:
         return True
-    used.difference_update(cards)  # a card twice in the hand (none of them was in ``used``)
+    for c in cards:  # a card twice in the hand (none of them was in ``used``)
+        used.discard(c)
     return False
 
 

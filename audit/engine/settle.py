@@ -87,8 +87,16 @@ def finish(st: HandState) -> HandResult:
         for name, amount, eligible in pots_built:
             winners = winners_among(st, eligible, showdown_players, parole)
             awards = split(amount, winners, odd_order) if winners else {}
-            results.append(PotResult(name=name, amount=amount, eligible=list(eligible),
-                                     winners=winners, awards=awards, collected={}))
+            # filled key by key (the same keys in the same order): a call with keywords built a dict of them
+            # first, then copied it
+            pot = PotResult()
+            pot["name"] = name
+            pot["amount"] = amount
+            pot["eligible"] = list(eligible)
+            pot["winners"] = winners
+            pot["awards"] = awards
+            pot["collected"] = {}
+            results.append(pot)
     if parole and results:
         attribute_parole_collects(results, st.collected)
         note_all(st, check_parole_split(st, results))

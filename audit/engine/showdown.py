@@ -37,11 +37,14 @@ def on_show(st: HandState, s: Show) -> None:
                     st.loose_cards = True
                     break
         if not st.known_cards:
+            shown_all = st.shown_cards_all
+            if shown_all is None:
+                shown_all = st.shown_cards_all = set()
             for c in cards:
-                if c in st.shown_cards_all:
+                if c in shown_all:
                     note(st, finding(st, Rule.CARD_DUPLICATE, s.line, "shown_twice", (("card", c),), player=p,
                                      actual=c))
-                st.shown_cards_all.add(c)
+                shown_all.add(c)
     if s.description is not None:
         note(st, check_description(st, s))
     if p not in st.shown:
