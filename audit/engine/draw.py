@@ -131,9 +131,17 @@ def check_discard(st: HandState, d: Discard) -> list[Finding] | None:
 
 
 def _all_held(cards: tuple[str, ...], hand: tuple[str, ...]) -> bool:
-    """Every one of ``cards`` is in ``hand`` (``all(c in hand for c in cards)``, without a generator)."""
+    """Every one of ``cards`` is in ``hand`` (``all(c in hand for c in cards)``, without a generator). The strings
+    are compared in a loop: ``c in hand`` went through the tuple's generic protocol, card by card (the cards
+    listed and the cards held are distinct strings), several times the cost."""
+    n = len(hand)
     for c in cards:
-        if c not in hand:
+        held = False
+        for i in range(n):
+            if hand[i] == c:
+                held = True
+                break
+        if not held:
             return False
     return True
 

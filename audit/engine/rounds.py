@@ -9,7 +9,7 @@ from audit.engine.forced import check_forced_bets
 from audit.engine.state import BettingRound, HandState, betting, count_able, finding, note, only_all_ins_left
 from audit.engine.table import round_min_bet, round_start, short_blind_level
 from audit.findings import Finding
-from audit.pots import uncalled
+from audit.pots import uncalled_bet
 from audit.rules import Rule
 
 
@@ -86,7 +86,7 @@ def check_round_complete(st: HandState, rnd: BettingRound, line: int) -> Finding
 
 def settle_uncalled(st: HandState, rnd: BettingRound) -> None:
     """The part of the top bet nobody called is due back to its player."""
-    top, excess = uncalled(rnd.bets)
+    top, excess = uncalled_bet(rnd.bets)
     if top is None or excess <= 0:
         return
     st.returned_due[top] = st.returned_due.get(top, 0) + excess

@@ -7,7 +7,7 @@ from audit.engine.deal import note_card_list
 from audit.engine.parole import check_play_after_split, end_parole_answers
 from audit.engine.rounds import close_round
 
-from audit.engine.state import HandState, finding, gather, hand_strength, note, record
+from audit.engine.state import HandState, finding, gather, hand_strength, note, record, same_hand
 from audit.findings import Finding
 from audit.model import Dealt, Discard, Muck, Score, Show, StandPat
 from audit.pots import Pot
@@ -62,7 +62,7 @@ def check_shown(st: HandState, s: Show, final: tuple[str, ...] | None) -> Findin
     if final is None:
         return None
     if st.known_cards:
-        if final == cards or sorted(final) == sorted(cards):
+        if same_hand(final, cards) or sorted(final) == sorted(cards):
             return None
         return finding(st, Rule.SHOWN_CARDS, s.line, "differ",
                        (("player", p), ("cards", " ".join(cards)), ("held", " ".join(final))),

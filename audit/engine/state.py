@@ -208,11 +208,26 @@ def hand_strength(st: HandState, player: str, cards: tuple[str, ...] | None) -> 
         known = st.strengths = {}
     else:
         entry = known.get(player)
-        if entry is not None and entry[0] == cards:
+        if entry is not None and same_hand(entry[0], cards):
             return entry[1]
     strength = st.ranking.rank_hand(cards)
     known[player] = (cards, strength)
     return strength
+
+
+def same_hand(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """``a == b`` for two hands: the same cards in the same order. A loop over the strings (each compared by
+    identity, then by its bytes): the tuples' own comparison went through the generic protocol for each card,
+    several times the cost (a hand shown and the hand held are equal tuples of distinct strings)."""
+    if a is b:
+        return True
+    n = len(a)
+    if n != len(b):
+        return False
+    for i in range(n):
+        if a[i] != b[i]:
+            return False
+    return True
 
 
 def button_index(order: list[str], seat_of: dict[str, int], button: int) -> int:
