@@ -253,3 +253,23 @@ def test_a_pot_keeps_its_keys_in_their_order() -> None:
     results = [a.result for a in audit_text(text) if a.result is not None]
     assert results and all(list(p)[:6] == ["name", "amount", "eligible", "winners", "awards", "collected"]
                            for r in results for p in r.pots)
+
+
+def test_a_stated_name_fits_a_hand_as_the_named_tuples_compare() -> None:
+    rng = random.Random(23)
+    for ranking in (ranking_for("standard"), ranking_for("stripped"), ranking_for("standard", joker=True)):
+        deck = list(ranking.deck)
+        strengths = []
+        for _ in range(400):
+            s = ranking.rank_hand(tuple(rng.sample(deck, 5)))
+            if s is not None:
+                strengths.append(s)
+        texts = [ranking.describe_strength(s) for s in strengths] + ["a straight, Ace to Five", "garbage",
+                                                                     "two pair, Aces and Kings", "royal flush"]
+        for _ in range(3000):
+            text, strength = rng.choice(texts), rng.choice(strengths)
+            stated = cards._parse_description(text)
+            plain = stated is not None and stated == ranking._named(strength)
+            assert ranking.fits_description(text, strength) == plain, (text, strength)
+        for s in strengths:
+            assert ranking.fits_description(ranking.describe_strength(s), s)

@@ -140,17 +140,19 @@ def clean_deal(st: HandState, p: str, cards: tuple[str, ...], used: set[str]) ->
         return False
     deck = st.deck_cards
     for i in range(n):
-        c = cards[i]
-        if c in used or c not in deck:
+        if cards[i] not in deck:
             return False
-    before = len(used)
+    # each card added, the set's size telling whether it was out already (or twice in the hand): two set
+    # operations a card, where a look-up in ``used`` before the ``add`` made three
+    size = len(used)
     for i in range(n):
         used.add(cards[i])
-    if len(used) == before + n:
-        return True
-    for i in range(n):  # a card twice in the hand (none of them was in ``used``)
-        used.discard(cards[i])
-    return False
+        if len(used) == size:  # out already: the cards added before it (new, distinct) are taken back
+            for j in range(i):
+                used.discard(cards[j])
+            return False
+        size += 1
+    return True
 
 
 def check_deal(st: HandState, d: Dealt, cards: tuple[str, ...]) -> list[Finding] | None:
