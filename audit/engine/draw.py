@@ -351,8 +351,9 @@ def check_stub_cards(st: HandState, p: str, new: tuple[str, ...], line: int) -> 
     out: list[Finding] | None = None
     # every live card is in ``used`` unless ``loose_cards``: new cards outside it are not live
     live = {c for q, cs in st.cards.items() if q not in st.folded for c in cs}
-    back: set[str] | frozenset[str] = st.back_in_stub if st.back_in_stub is not None else frozenset()
-    again: set[str] | frozenset[str] = st.drawn_after_reshuffle if st.drawn_after_reshuffle is not None else frozenset()
+    none: frozenset[str] = frozenset()  # (no reshuffle yet: nothing let back, nothing drawn again)
+    back = st.back_in_stub if st.back_in_stub is not None else none
+    again = st.drawn_after_reshuffle if st.drawn_after_reshuffle is not None else none
     for c in new:
         params = (("player", p), ("card", c))
         if c in live and c not in back:

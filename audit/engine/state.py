@@ -503,8 +503,9 @@ def remaining_stub_set(st: HandState) -> set[str]:
     """The cards in the stub (order unknown unless ``st.stub`` is set)."""
     if st.stub is not None:
         return set(st.stub)
+    left = set(st.deck_cards - st.used)
     back = st.back_in_stub
-    return set(st.deck_cards - st.used) | back if back is not None else set(st.deck_cards - st.used)
+    return left | back if back is not None else left
 
 
 def gather(out: list[Finding] | None, found: Finding) -> list[Finding]:
