@@ -565,7 +565,21 @@ class Ranking:
     def fits_description(self, text: str, strength: tuple[int, ...]) -> bool:
         """:meth:`description_matches` for a strength already known."""
         stated = _parse_description(text)
-        return stated is not None and stated == self._named(strength)
+        if stated is None:
+            return False
+        # ``stated == self._named(strength)``, compared part by part: no slice and no tuples to build, no tuple
+        # comparison through the generic protocol (a hand shown with its name is judged by this)
+        category = self.categories[strength[0]]
+        if stated[0] != category:
+            return False
+        values = stated[1]
+        if category == STRAIGHT or category == STRAIGHT_FLUSH:
+            top = strength[1]
+            low = 14 if top == self._wheel_top else top - 4
+            return len(values) == 2 and values[0] == low and values[1] == top
+        if category == TWO_PAIR or category == FULL_HOUSE:
+            return len(values) == 2 and values[0] == strength[1] and values[1] == strength[2]
+        return len(values) == 1 and values[0] == strength[1]
 
 
 _RANKINGS: dict[tuple[str, bool, bool, int], Ranking] = {}

@@ -19,6 +19,12 @@ class Pot(NamedTuple):
 
 def uncalled(bets: Mapping[str, int]) -> tuple[str | None, int]:
     """The bet nobody matched: (the player, the excess over the next largest contribution), or (None, 0)."""
+    return uncalled_bet(bets if isinstance(bets, dict) else dict(bets))
+
+
+def uncalled_bet(bets: dict[str, int]) -> tuple[str | None, int]:
+    """``uncalled`` of a dict (the replay's, at every round's end: a dict's items are read without a tuple
+    each, where a ``Mapping``'s went through the generic protocol)."""
     top: str | None = None
     first = second = 0
     for player, amount in bets.items():
@@ -98,7 +104,7 @@ def pot_levels(contributions: dict[str, int], live: list[str], seat_order: list[
     return [("main" if i == 0 else f"side-{i}", amounts[i], eligibles[i]) for i in range(len(amounts))]
 
 
-def odd_chip_order(seat_order: Sequence[str], button_index: int) -> list[str]:
+def odd_chip_order(seat_order: list[str], button_index: int) -> list[str]:
     """Players clockwise starting left of the button (``button_index`` in ``seat_order``, or -1)."""
     n = len(seat_order)
     if n == 0:
@@ -107,7 +113,7 @@ def odd_chip_order(seat_order: Sequence[str], button_index: int) -> list[str]:
     return [seat_order[(start + i) % n] for i in range(n)]
 
 
-def split(amount: int, winners: Sequence[str], order: Sequence[str]) -> dict[str, int]:
+def split(amount: int, winners: list[str], order: list[str]) -> dict[str, int]:
     """Share ``amount`` among tied ``winners``; odd chips one each, in ``order`` (left of the button first)."""
     if not winners:
         return {}

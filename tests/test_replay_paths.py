@@ -6,15 +6,20 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 
 from audit import cards
 from audit.cards import ranking_for
 from audit.model import Hand
 from audit.dialects.dispatch import parse_block
-from audit.pipeline import FileContext, audit_file, audit_parsed
-from audit.pots import Pot, build_pots
+from audit.engine.deal import clean_deal
+from audit.engine.draw import _all_held
+from audit.engine.state import same_hand
+from audit.engine.streets import start
+from audit.pipeline import FileContext, audit_file, audit_parsed, audit_text
+from audit.pots import Pot, build_pots, uncalled, uncalled_bet
 from audit.profile import load_profile
-from audit.read import read_blocks
+from audit.read import read_blocks, read_text_blocks
 from audit import replay
 from audit.simulate import iter_simulated
 from conftest import FIXTURES
@@ -201,3 +206,70 @@ def test_a_hand_held_as_a_tuple_ranks_as_any_sequence_does() -> None:
         for _ in range(3000):
             hand = [rng.choice(deck) for _ in range(rng.choice([5, 5, 5, 4, 6]))]
             assert ranking.rank_hand(tuple(hand)) == ranking.rank_hand(hand)
+
+
+def _fresh(card: str) -> str:
+    """The card as a new string object (as every line's cards are), not the literal's shared one."""
+    return "".join(list(card))
+
+
+def test_hands_and_held_cards_compare_as_the_tuples_do() -> None:
+    rng = random.Random(13)
+    deck = list(ranking_for("standard").deck) + ["Jk", "Xx", "10s"]
+    for _ in range(5000):
+        a = tuple(rng.choice(deck) for _ in range(rng.choice([0, 1, 4, 5, 5, 6])))
+        b = tuple(_fresh(c) for c in a) if rng.random() < 0.5 else tuple(rng.sample(deck, rng.choice([4, 5, 5])))
+        if rng.random() < 0.3 and b:
+            b = b[:-1] + (rng.choice(deck),)
+        assert same_hand(a, b) == (a == b)
+        assert same_hand(a, a) and same_hand(b, b)
+        assert _all_held(b, a) == all(c in a for c in b)
+
+
+def test_a_deal_is_judged_and_applied_as_its_cards_say() -> None:
+    rng = random.Random(17)
+    text = next(iter(iter_simulated("home-open", 1, 1))).text
+    parsed = next(b for b in (parse_block(x) for x in read_text_blocks(text, "<t>")) if isinstance(b, Hand))
+    deck = list(ranking_for("standard").deck)
+    for _ in range(2000):
+        st = start(parsed, load_profile("home-open"))
+        used = set(rng.sample(deck, rng.choice([0, 0, 5, 20])))
+        before = set(used)
+        dealt = tuple(_fresh(rng.choice(deck + ["Xx"])) for _ in range(rng.choice([4, 5, 5, 5, 6])))
+        plain = len(dealt) == 5 and set(dealt) <= set(deck) and len(set(dealt)) == 5 and not set(dealt) & used
+        assert clean_deal(st, st.order[0], dealt, used) == plain
+        assert used == (before | set(dealt) if plain else before)
+
+
+def test_the_uncalled_bet_of_a_dict_is_that_of_any_mapping() -> None:
+    rng = random.Random(19)
+    for _ in range(2000):
+        bets = {p: rng.choice([0, 2, 5, 5, 10, 40]) for p in ["A", "B", "C", "D"][:rng.randint(0, 4)]}
+        assert uncalled_bet(bets) == uncalled(MappingProxyType(bets)) == uncalled(bets)
+
+
+def test_a_pot_keeps_its_keys_in_their_order() -> None:
+    text = (FIXTURES / "rules" / "ODD_CHIP-hit.txt").read_text(encoding="utf-8")
+    results = [a.result for a in audit_text(text) if a.result is not None]
+    assert results and all(list(p)[:6] == ["name", "amount", "eligible", "winners", "awards", "collected"]
+                           for r in results for p in r.pots)
+
+
+def test_a_stated_name_fits_a_hand_as_the_named_tuples_compare() -> None:
+    rng = random.Random(23)
+    for ranking in (ranking_for("standard"), ranking_for("stripped"), ranking_for("standard", joker=True)):
+        deck = list(ranking.deck)
+        strengths = []
+        for _ in range(400):
+            s = ranking.rank_hand(tuple(rng.sample(deck, 5)))
+            if s is not None:
+                strengths.append(s)
+        texts = [ranking.describe_strength(s) for s in strengths] + ["a straight, Ace to Five", "garbage",
+                                                                     "two pair, Aces and Kings", "royal flush"]
+        for _ in range(3000):
+            text, strength = rng.choice(texts), rng.choice(strengths)
+            stated = cards._parse_description(text)
+            plain = stated is not None and stated == ranking._named(strength)
+            assert ranking.fits_description(text, strength) == plain, (text, strength)
+        for s in strengths:
+            assert ranking.fits_description(ranking.describe_strength(s), s)

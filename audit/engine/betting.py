@@ -329,11 +329,10 @@ def after_raise(st: HandState, p: str, rnd: BettingRound, full: bool) -> None:
             rnd.capped_with = count_able(st)
     rnd.any_bet = True
     pending: set[str] = set()
-    in_hand = st.in_hand
     folded = st.folded
     all_in = st.all_in
-    for q in st.order:
-        if q != p and q in in_hand and q not in folded and q not in all_in and rnd.to_call(q) > 0:
+    for q in st.order:  # (every player in ``order`` is in ``in_hand``: no look-up there)
+        if q != p and q not in folded and q not in all_in and rnd.to_call(q) > 0:
             pending.add(q)
     rnd.pending = pending
 

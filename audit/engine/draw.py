@@ -131,9 +131,17 @@ def check_discard(st: HandState, d: Discard) -> list[Finding] | None:
 
 
 def _all_held(cards: tuple[str, ...], hand: tuple[str, ...]) -> bool:
-    """Every one of ``cards`` is in ``hand`` (``all(c in hand for c in cards)``, without a generator)."""
+    """Every one of ``cards`` is in ``hand`` (``all(c in hand for c in cards)``, without a generator). The strings
+    are compared in a loop: ``c in hand`` went through the tuple's generic protocol, card by card (the cards
+    listed and the cards held are distinct strings), several times the cost."""
+    n = len(hand)
     for c in cards:
-        if c not in hand:
+        held = False
+        for i in range(n):
+            if hand[i] == c:
+                held = True
+                break
+        if not held:
             return False
     return True
 
@@ -180,6 +188,10 @@ def on_reshuffle(st: HandState, r: Reshuffle) -> None:
     else:
         st.stub = list(r.cards)
     st.stub_is_known_order = True
+    if st.back_in_stub is None:
+        st.back_in_stub = set()
+        st.back_in_stub_drawn = set()
+        st.drawn_after_reshuffle = set()
     st.back_in_stub |= set(r.cards) & st.used
     if st.steps is not None:
         record(st, r.line, r)
@@ -202,7 +214,8 @@ def check_reshuffle(st: HandState, r: Reshuffle, p: str | None, remaining: set[s
             others.update(cs)
     for q in st.folded:
         others.update(st.cards.get(q, ()))
-    others -= st.back_in_stub_drawn
+    if st.back_in_stub_drawn is not None:
+        others -= st.back_in_stub_drawn
     listed = set(r.cards)
     if policy == "merge-stub":
         allowed = remaining | others
@@ -338,18 +351,21 @@ def check_stub_cards(st: HandState, p: str, new: tuple[str, ...], line: int) -> 
     out: list[Finding] | None = None
     # every live card is in ``used`` unless ``loose_cards``: new cards outside it are not live
     live = {c for q, cs in st.cards.items() if q not in st.folded for c in cs}
+    none: frozenset[str] = frozenset()  # (no reshuffle yet: nothing let back, nothing drawn again)
+    back = st.back_in_stub if st.back_in_stub is not None else none
+    again = st.drawn_after_reshuffle if st.drawn_after_reshuffle is not None else none
     for c in new:
         params = (("player", p), ("card", c))
-        if c in live and c not in st.back_in_stub:
+        if c in live and c not in back:
             holder = next((q for q, cs in st.cards.items() if c in cs and q not in st.folded), None)
             if holder == p:
                 out = gather(out, finding(st, Rule.STUB_CARD, line, "own", params, player=p, actual=c, street="draw"))
             else:
                 out = gather(out, finding(st, Rule.CARD_DUPLICATE, line, "drawn_live", params + (("holder", str(holder)),),
                                    player=p, actual=c, street="draw"))
-        elif c in st.used and c not in st.back_in_stub:
+        elif c in st.used and c not in back:
             out = gather(out, finding(st, Rule.STUB_CARD, line, "not_in_stub", params, player=p, actual=c, street="draw"))
-        elif c in st.drawn_after_reshuffle:
+        elif c in again:
             out = gather(out, finding(st, Rule.STUB_CARD, line, "drawn_again", params, player=p, actual=c, street="draw"))
     return out
 
@@ -398,10 +414,17 @@ def take_from_stub(st: HandState, new: tuple[str, ...]) -> None:
                 remaining.pop(0)
         st.stub = remaining
     used = st.used
-    back = st.back_in_stub  # empty unless a reshuffle let cards back
+    back = st.back_in_stub  # None (or empty) unless a reshuffle let cards back
+    if not back:
+        for c in new:
+            used.add(c)
+        return
+    again = st.drawn_after_reshuffle
+    drawn = st.back_in_stub_drawn
+    assert again is not None and drawn is not None  # made with ``back_in_stub``
     for c in new:
         used.add(c)
-        if back and c in back:
-            st.drawn_after_reshuffle.add(c)
+        if c in back:
+            again.add(c)
             back.discard(c)
-            st.back_in_stub_drawn.add(c)
+            drawn.add(c)

@@ -9,7 +9,7 @@ from audit.engine.forced import check_forced_bets
 from audit.engine.state import BettingRound, HandState, betting, count_able, finding, note, only_all_ins_left
 from audit.engine.table import round_min_bet, round_start, short_blind_level
 from audit.findings import Finding
-from audit.pots import uncalled
+from audit.pots import uncalled_bet
 from audit.rules import Rule
 
 
@@ -41,14 +41,16 @@ def open_round(st: HandState, street: str, line: int) -> None:
             short = short_blind_level(st)
             if short > current:
                 current = short  # a blind posted short all-in does not lower the bet (RULES.md)
-    rnd = BettingRound(bets, current, round_min_bet(st, street), fixed=betting(st) == "fixed-limit")
+    pending: set[str] = set()
+    folded = st.folded
+    all_in = st.all_in
+    for p in st.order:  # (every player in ``order`` is in ``in_hand``)
+        if p not in folded and p not in all_in:
+            pending.add(p)
+    # (the round is made with its pending players: not with a set of its own, replaced at once)
+    rnd = BettingRound(bets, current, round_min_bet(st, street), betting(st) == "fixed-limit", pending)
     st.round = rnd
     st.rounds[street] = rnd
-    pending: set[str] = set()
-    for p in st.order:
-        if p in st.in_hand and p not in st.folded and p not in st.all_in:
-            pending.add(p)
-    rnd.pending = pending
     if street == "second" and len(pending) <= 1 and nothing_to_call(rnd, pending):
         rnd.pending = pending = set()
     # (every pending player can act: with two pending, two can)
@@ -84,7 +86,7 @@ def check_round_complete(st: HandState, rnd: BettingRound, line: int) -> Finding
 
 def settle_uncalled(st: HandState, rnd: BettingRound) -> None:
     """The part of the top bet nobody called is due back to its player."""
-    top, excess = uncalled(rnd.bets)
+    top, excess = uncalled_bet(rnd.bets)
     if top is None or excess <= 0:
         return
     st.returned_due[top] = st.returned_due.get(top, 0) + excess

@@ -64,9 +64,11 @@ class SessionTracker:
                                   player=s.player, expected=starting, actual=s.chips, street="forced bets")
         else:
             prev = self.last
+            balances = self.balances
             for s in hand.seats:
-                if s.player in self.balances:
-                    want = self.balances[s.player]
+                carried_over = balances.get(s.player)  # one look-up (``in``, then ``[]``, was two)
+                if carried_over is not None:
+                    want = carried_over
                     if s.chips != want:
                         # in points mode the points on a seat line are its stack
                         scored = hand.points_mode or points
@@ -96,8 +98,7 @@ class SessionTracker:
         out.extend(self.blind_debts.feed(result, prof))
         for p in seats:
             self.players.setdefault(p)
-        for p, chips in result.end_stacks.items():
-            self.balances[p] = chips
+        self.balances.update(result.end_stacks)  # (in C: each int taken as it is, not unboxed and boxed again)
         if hand.points_mode or points:
             for s in hand.seats:
                 self.balances[s.player] = s.chips + result.points.get(s.player, 0)

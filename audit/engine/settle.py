@@ -71,9 +71,12 @@ def finish(st: HandState) -> HandResult:
         note_all(st, check_uncalled(st, due))
     # (``dead_money`` finds nothing unless a dead or a small-and-big post was made)
     dead_posts, dead_total = dead_money(st) if st.dead_posted else ({}, 0)
-    contributions_after: dict[str, int] = {}
-    for p, amount in contrib.items():
-        contributions_after[p] = amount - due.get(p, 0) - dead_posts.get(p, 0)
+    if due or dead_posts:
+        contributions_after: dict[str, int] = {}
+        for p, amount in contrib.items():
+            contributions_after[p] = amount - due.get(p, 0) - dead_posts.get(p, 0)
+    else:  # nothing due back, no dead blind (most hands): the contributions as they are, copied at once
+        contributions_after = dict(contrib)
     folded = st.folded
     live = [p for p in st.order if p not in folded]
     pots_built = pot_levels(contributions_after, live, st.order, st.dead + dead_total) if not redeal else []
@@ -87,8 +90,16 @@ def finish(st: HandState) -> HandResult:
         for name, amount, eligible in pots_built:
             winners = winners_among(st, eligible, showdown_players, parole)
             awards = split(amount, winners, odd_order) if winners else {}
-            results.append(PotResult(name=name, amount=amount, eligible=list(eligible),
-                                     winners=winners, awards=awards, collected={}))
+            # filled key by key (the same keys in the same order): a call with keywords built a dict of them
+            # first, then copied it
+            pot = PotResult()
+            pot["name"] = name
+            pot["amount"] = amount
+            pot["eligible"] = list(eligible)
+            pot["winners"] = winners
+            pot["awards"] = awards
+            pot["collected"] = {}
+            results.append(pot)
     if parole and results:
         attribute_parole_collects(results, st.collected)
         note_all(st, check_parole_split(st, results))
@@ -124,7 +135,7 @@ def finish(st: HandState) -> HandResult:
         note_all(st, check_site_known_cards(st))
     if st.points_mode:
         note_all(st, check_points(st, live))
-    end = {p: st.start[p] - contrib.get(p, 0) for p in st.start}
+    end = {p: chips - contrib.get(p, 0) for p, chips in st.start.items()}
     for c in st.collected:
         if c.player in end:
             end[c.player] += c.amount
@@ -240,8 +251,10 @@ def check_awards(st: HandState, results: list[PotResult]) -> list[Finding] | Non
                                (("player", c.player), ("amount", c.amount), ("named_pot", c.pot)),
                                player=c.player, actual=c.amount, street="summary"))
             continue
-        target["collected"][c.player] = target["collected"].get(c.player, 0) + c.amount
-        lines = target.get("lines")
+        # (the pot's dicts read once each, typed: a ``PotResult``'s values are ``Any``, looked up by name)
+        collected: dict[str, int] = target["collected"]
+        collected[c.player] = collected.get(c.player, 0) + c.amount
+        lines: dict[str, int] | None = target.get("lines")
         if lines is None:
             lines = target["lines"] = {}
         lines[c.player] = c.line

@@ -7,7 +7,7 @@ from audit.engine.deal import note_card_list
 from audit.engine.parole import check_play_after_split, end_parole_answers
 from audit.engine.rounds import close_round
 
-from audit.engine.state import HandState, finding, gather, hand_strength, note, record
+from audit.engine.state import HandState, finding, gather, hand_strength, note, record, same_hand
 from audit.findings import Finding
 from audit.model import Dealt, Discard, Muck, Score, Show, StandPat
 from audit.pots import Pot
@@ -37,11 +37,14 @@ def on_show(st: HandState, s: Show) -> None:
                     st.loose_cards = True
                     break
         if not st.known_cards:
+            shown_all = st.shown_cards_all
+            if shown_all is None:
+                shown_all = st.shown_cards_all = set()
             for c in cards:
-                if c in st.shown_cards_all:
+                if c in shown_all:
                     note(st, finding(st, Rule.CARD_DUPLICATE, s.line, "shown_twice", (("card", c),), player=p,
                                      actual=c))
-                st.shown_cards_all.add(c)
+                shown_all.add(c)
     if s.description is not None:
         note(st, check_description(st, s))
     if p not in st.shown:
@@ -59,7 +62,7 @@ def check_shown(st: HandState, s: Show, final: tuple[str, ...] | None) -> Findin
     if final is None:
         return None
     if st.known_cards:
-        if final == cards or sorted(final) == sorted(cards):
+        if same_hand(final, cards) or sorted(final) == sorted(cards):
             return None
         return finding(st, Rule.SHOWN_CARDS, s.line, "differ",
                        (("player", p), ("cards", " ".join(cards)), ("held", " ".join(final))),

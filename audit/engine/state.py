@@ -26,14 +26,15 @@ STREET_NAMES: Final = {"pre": "forced bets", "deal": "dealing", "first": "first 
 class BettingRound:
     """The state of one betting round and what is legal in it."""
 
-    def __init__(self, bets: dict[str, int], current: int, full: int, fixed: bool = False) -> None:
+    def __init__(self, bets: dict[str, int], current: int, full: int, fixed: bool = False,
+                 pending: set[str] | None = None) -> None:
         self.bets = bets  # chips each player has in this round
         self.current = current  # the bet to match
         self.full = full  # the last full increment (starts at the min bet); fixed limit: the bet size
         self.fixed = fixed  # fixed limit: every bet and raise is one bet size
         self.full_to = current  # fixed limit: the level of the last bet that counts as full (a blind counts)
         self.acted: set[str] = set()
-        self.pending: set[str] = set()
+        self.pending: set[str] = set() if pending is None else pending  # who must still act
         self.last_aggressor: str | None = None
         self.opener: str | None = None
         self.raises = 1 if fixed and current > 0 else 0  # full bets and raises (the cap); a blind is the first
@@ -154,7 +155,8 @@ class HandState:
         self.stub: list[str] | None = None  # remaining stub in order (when a Deck line or a reshuffle says)
         self.used: set[str] = set()  # cards dealt or drawn so far (out of the stub)
         self.discarded: dict[str, list[str]] = {}  # each player's discards so far
-        self.back_in_stub: set[str] = set()  # discards a reshuffle let back
+        # a reshuffle's sets are made by the first reshuffle (``None`` before: most hands have none)
+        self.back_in_stub: set[str] | None = None  # discards a reshuffle let back
         self.draw_pending: dict[str, Discard] = {}
         self.drew: set[str] = set()
         self.returned_log: dict[str, int] = {}
@@ -183,11 +185,11 @@ class HandState:
         self.openers_holder: str | None = None  # openers = jacks: the first player dealt openers (Jacks or better)
         self.openers_ranked = 0  # openers = jacks: players dealt in whose dealt hand the ranking could rank
         self.uncalled_lines: list[Uncalled] = []
-        self.back_in_stub_drawn: set[str] = set()  # reshuffled cards already drawn again
+        self.back_in_stub_drawn: set[str] | None = None  # reshuffled cards already drawn again
         self.stub_is_known_order = False
         self.stub_unordered = 0  # stub-first: how many cards at the top of the stub are in an unknown order
-        self.drawn_after_reshuffle: set[str] = set()
-        self.shown_cards_all: set[str] = set()  # cards shown so far (site logs: hidden hands)
+        self.drawn_after_reshuffle: set[str] | None = None
+        self.shown_cards_all: set[str] | None = None  # cards shown so far (site logs: hidden hands; made at the first)
         self.draw_closed = False
         self.loose_cards = False  # some hand in ``cards`` holds a card that is not in ``used``
         # each player's hand as last ranked, and its strength (``hand_strength``; made at the first ranking)
@@ -206,11 +208,26 @@ def hand_strength(st: HandState, player: str, cards: tuple[str, ...] | None) -> 
         known = st.strengths = {}
     else:
         entry = known.get(player)
-        if entry is not None and entry[0] == cards:
+        if entry is not None and same_hand(entry[0], cards):
             return entry[1]
     strength = st.ranking.rank_hand(cards)
     known[player] = (cards, strength)
     return strength
+
+
+def same_hand(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """``a == b`` for two hands: the same cards in the same order. A loop over the strings (each compared by
+    identity, then by its bytes): the tuples' own comparison went through the generic protocol for each card,
+    several times the cost (a hand shown and the hand held are equal tuples of distinct strings)."""
+    if a is b:
+        return True
+    n = len(a)
+    if n != len(b):
+        return False
+    for i in range(n):
+        if a[i] != b[i]:
+            return False
+    return True
 
 
 def button_index(order: list[str], seat_of: dict[str, int], button: int) -> int:
@@ -292,9 +309,11 @@ def first_able_from(st: HandState, index: int) -> str | None:
     """The first player clockwise from ``order[index]`` who can still act."""
     order = st.order
     n = len(order)
+    folded = st.folded
+    all_in = st.all_in
     for i in range(n):
-        p = order[(index + i) % n]
-        if p in st.in_hand and p not in st.folded and p not in st.all_in:
+        p = order[(index + i) % n]  # (in ``in_hand``, as every player in ``order`` is)
+        if p not in folded and p not in all_in:
             return p
     return None
 
@@ -476,14 +495,17 @@ def stub_size(st: HandState) -> int:
     """Cards left in the stub."""
     if st.stub is not None:
         return len(st.stub)
-    return len(st.deck_cards) - len(st.used) + len(st.back_in_stub)
+    back = st.back_in_stub
+    return len(st.deck_cards) - len(st.used) + (len(back) if back is not None else 0)
 
 
 def remaining_stub_set(st: HandState) -> set[str]:
     """The cards in the stub (order unknown unless ``st.stub`` is set)."""
     if st.stub is not None:
         return set(st.stub)
-    return set(st.deck_cards - st.used) | st.back_in_stub
+    left = set(st.deck_cards - st.used)
+    back = st.back_in_stub
+    return left | back if back is not None else left
 
 
 def gather(out: list[Finding] | None, found: Finding) -> list[Finding]:
