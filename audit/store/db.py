@@ -380,12 +380,24 @@ class Store:
         Returns, per file, ``False`` for one already stored (nothing of it written)."""
         if len(batch) == 1:
             return [self.write_file(batch[0], ingested_at)]
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            stored = self.append_files(batch, ingested_at)
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.rollback()
+            raise
+        return stored
+
+    def append_files(self, batch: list[FileRows], ingested_at: Any = None) -> list[bool]:
+        """``write_files`` inside the caller's open transaction (not committed), which may hold other files
+        already: several files' rows, one insert per table for them all, each file's ``files`` row after its
+        rows. Returns, per file, ``False`` for one already stored (nothing of it written)."""
         import itertools
 
         import pyarrow as pa
 
         maps: list[Any] = []
-        self.con.execute("BEGIN TRANSACTION")
         try:
             shas = [rows.sha256 for rows in batch]
             known = {r[0] for r in self.con.execute("SELECT file_sha FROM files WHERE list_contains(?, file_sha)",
@@ -401,15 +413,13 @@ class Store:
                     if spilled is not None:
                         maps.append(pa.memory_map(spilled))
                         parts.append(pa.ipc.open_stream(maps[-1]))
-                if parts:
+                if len(parts) == 1:
+                    self.append(table, parts[0])
+                elif parts:
                     self.append(table, pa.RecordBatchReader.from_batches(
                         parts[0].schema, itertools.chain.from_iterable(parts)))
             for rows in new:
                 self.add_files_row(rows, ingested_at)
-            self.con.execute("COMMIT")
-        except BaseException:
-            self.rollback()
-            raise
         finally:
             for source in maps:
                 source.close()

@@ -24,13 +24,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Generic, TypeVar, cast
 
 from audit.errors import AuditError, InputError, Interrupted
 from audit.pipeline import Audited, audit_blocks
 from audit.read import iter_lines, open_input, split_blocks
-from audit.store.db import FileRows, Store
+from audit.store.db import FileRows, Store, check_db_name
 from audit.store.rows import KEYED, RowBuilder, Runs, parse_started_at
 from audit.store.schema import DATA_TABLES, SCHEMA, arrow_schema
 from audit.textout import counted
@@ -51,6 +52,8 @@ SPILL_COMPRESSED = 32 << 20
 file's rows go uncompressed, which saves the two processes 9% of their CPU time (bench/ingest.py, 2,000-hand
 files) for a few megabytes of temporary disk."""
 MAX_WORKERS = 64
+QUEUED = 2
+"""Files a worker holds at most: the one it audits and the next (``WorkerPool.run``)."""
 """The most ``--workers`` accepted; a run uses at most one worker per core (and per file)."""
 SMALL_FILE_BYTES = 2 * 1024 * 1024
 """A file this small is written together with the small files next to it, in one transaction (``BATCH_BYTES`` of
@@ -59,6 +62,14 @@ is a checkpoint that compresses the tables' last row groups again (20 logs of 1 
 2.5 s with 256 KB and 1 MB, 1.65 s with 2 MB and 4 MB, 1.35 s with 2 MB and 8 MB; its peak memory 209, 224 and
 247 MB; ``bench/ingest.py --hands 20000 --hands-per-file 1000``)."""
 BATCH_BYTES = 8 * 1024 * 1024
+APPEND_BYTES = 1024 * 1024
+"""Small files' rows go into their batch's transaction this many bytes of files at a time (one insert per table
+for them all: an insert costs DuckDB about the same for ten hands as for a thousand)."""
+SPILL_BYTES = 128 * 1024
+"""A worker writes the rows of a file this large to Arrow stream files, which the main process reads in place
+(mapped, not copied): over the pipe, a file of 1,000 hands is 6 MB of pickled Arrow tables, copied five times
+between the two processes, and a worker cannot send it while the main process writes the database. A smaller
+file's rows come back over the pipe: a few files on disk per file would cost more than its audit."""
 MAX_STREAM = 1 << 30
 """The most bytes read from standard input, a pipe or a device (``ingest --max-stream``): each is copied to a
 temporary file before it is audited, and an endless one (``yes | audit ingest -``) would fill the disk."""
@@ -416,9 +427,8 @@ def audit_file_rows(job: IngestJob, progress: Callable[[int], None] | None = Non
 def run_job(job: IngestJob, spill_prefix: str | None = None) -> FileRows | FileFailure:
     """Worker entry point: a file's rows (written to Arrow stream files named ``spill_prefix…`` when given), or
     why it was skipped (never raises)."""
-    # a small file's rows go back over the pipe (a few files on disk per file would cost more than its audit)
     sink = (_SpillSink(spill_prefix, job.size > SPILL_COMPRESSED)
-            if spill_prefix is not None and job.size >= SMALL_FILE_BYTES else None)
+            if spill_prefix is not None and job.size >= SPILL_BYTES else None)
     try:
         rows = audit_file_rows(job, sink=sink)
         if sink is not None:
@@ -604,47 +614,79 @@ class WorkerPool(Generic[Outcome]):
 
     def run(self, jobs: list[IngestJob], spill_dir: str,
             ahead: int) -> Iterator[tuple[IngestJob, Outcome]]:
-        """The jobs' results in job order; at most ``ahead`` finished files wait to be written. When a worker
-        dies, the files before its file are still given, then ``WorkerDied`` names it."""
+        """The jobs' results in job order (``submit``, then ``results``)."""
+        self.submit(jobs, spill_dir, ahead)
+        return self.results()
+
+    def submit(self, jobs: list[IngestJob], spill_dir: str, ahead: int) -> None:
+        """Send the workers their first files now (``results`` sends the others): they start auditing while this
+        process does something else (opens the database). At most ``ahead`` files are sent out or wait to be
+        given; each worker is sent its next file while it audits the current one (``QUEUED``)."""
+        self._jobs, self._spill_dir, self._ahead = jobs, spill_dir, ahead
+        self._results: dict[int, Outcome] = {}
+        self._sent: dict[int, list[int]] = {w: [] for w in range(len(self.procs))}  # worker -> its jobs, oldest first
+        self._live = list(range(len(self.procs)))
+        self._dead_at = len(jobs)  # the first job whose worker died
+        self._death = ""
+        self._next_job = self._next_out = 0
+        self._send()
+
+    def _send(self) -> None:
+        """Files to the workers that hold fewer than ``QUEUED``: every worker its first file before any its
+        second, and a second only while the files left outnumber the workers (at the end, a file waiting behind
+        another could have gone to a worker left idle)."""
+        jobs, sent, live = self._jobs, self._sent, self._live
+        for depth in range(1, QUEUED + 1):
+            for w in live:
+                if (len(sent[w]) < depth and self._next_job < min(self._dead_at, len(jobs))
+                        and self._next_job - self._next_out < self._ahead
+                        and (depth == 1 or len(jobs) - self._next_job > len(live))):
+                    sent[w].append(self._next_job)
+                    try:
+                        self.conns[w].send((jobs[self._next_job], os.path.join(self._spill_dir,
+                                                                               f"{self._next_job}-")))
+                    except OSError:
+                        pass  # the worker is gone: its sentinel says so in ``results``
+                    self._next_job += 1
+
+    def results(self) -> Iterator[tuple[IngestJob, Outcome]]:
+        """The results of the jobs ``submit`` was given, in job order. When a worker dies, the files before its
+        file are still given, then ``WorkerDied`` names it.
+
+        The files to send are sent before each result is given: the caller writes the database between results,
+        and a worker that had to wait for its next file meanwhile sat idle (a fifth of the workers' time, 20 files
+        of 1,000 hands, when each file was sent once the result before it had been written)."""
         from multiprocessing.connection import wait
 
-        results: dict[int, Outcome] = {}
-        busy: dict[int, int] = {}  # worker -> job index
-        live = list(range(len(self.procs)))
-        dead_at = len(jobs)  # the first job whose worker died
-        death = ""
-        next_job = next_out = 0
-        while next_out < len(jobs):
-            if next_out == dead_at:
-                raise WorkerDied(death)
-            for w in live:
-                if w not in busy and next_job < min(dead_at, len(jobs)) and next_job - next_out < ahead:
-                    busy[w] = next_job
-                    try:
-                        self.conns[w].send((jobs[next_job], os.path.join(spill_dir, f"{next_job}-")))
-                    except OSError:
-                        pass  # the worker is gone: its sentinel says so below
-                    next_job += 1
+        jobs, results, sent, live = self._jobs, self._results, self._sent, self._live
+        while self._next_out < len(jobs):
+            if self._next_out == self._dead_at:
+                raise WorkerDied(self._death)
+            self._send()
+            if self._next_out in results:
+                yield jobs[self._next_out], results.pop(self._next_out)
+                self._next_out += 1
+                continue
+            busy = [w for w in live if sent[w]]
             if not busy:  # pragma: no cover - every job before the dead one is with a live worker or done
-                raise WorkerDied(death)
+                raise WorkerDied(self._death)
             ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])
-            for w in list(busy):
+            for w in busy:
                 conn = self.conns[w]
                 if conn in ready or conn.poll():
                     try:
-                        results[busy.pop(w)] = conn.recv()
+                        results[sent[w][0]] = conn.recv()
+                        sent[w].pop(0)
                         continue
                     except (EOFError, OSError):
                         pass
                 if self.procs[w].sentinel in ready or not self.procs[w].is_alive():
-                    index = busy.pop(w)
+                    index = sent[w][0]
+                    sent[w] = []
                     live.remove(w)
                     self.procs[w].join(timeout=5)  # its exit status
-                    if index < dead_at:
-                        dead_at, death = index, _death(jobs[index].path, self.procs[w].exitcode)
-            while next_out in results:
-                yield jobs[next_out], results.pop(next_out)
-                next_out += 1
+                    if index < self._dead_at:
+                        self._dead_at, self._death = index, _death(jobs[index].path, self.procs[w].exitcode)
 
     def close(self) -> None:
         """Stop every worker (they hold nothing that needs saving) and wait for them."""
@@ -709,30 +751,50 @@ def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple
 def _open_and_run(db: str, files: list[str], profile: str, options: tuple[tuple[str, str], ...], workers: int,
                   progress: Callable[[IngestProgress], None] | None, tell: Tell | None, summary: IngestSummary,
                   max_stream: int, pool: WorkerPool[FileRows | FileFailure] | None) -> None:
-    # One DuckDB thread: the audit (this process or the workers) has the cores, and DuckDB's own threads only
-    # add their overhead (bench/ingest.py, 100,000 hands, 2 workers: 36.7 -> 34.3 CPU s; 20,000 hands in this
-    # process: 4.6 -> 4.2 CPU s, and no slower by the clock).
-    threads = 1
-    store = Store.open(db, threads=threads, memory_limit=DUCKDB_MEMORY)
-    if store.has_index("hands"):  # a database made by audit 0.1.0: its index on hands must fit in memory whole
-        store.close()
-        store = Store.open(db, threads=threads)
-    with store:
-        scratch = tempfile.mkdtemp(prefix="audit-ingest-")
-        try:
+    scratch = tempfile.mkdtemp(prefix="audit-ingest-")
+    try:
+        jobs: list[IngestJob] | None = None
+        if pool is not None and _new_database(db, files):
+            # A new database holds no file: the files are hashed and the workers given their first ones before it
+            # is created, which (DuckDB's import, the tables, the views) took a tenth of the run they waited for
+            jobs = plan_jobs(files, set(), profile, options, summary, spool_dir=scratch, max_stream=max_stream)
+            count = usable_workers(workers, len(jobs))
+            if count > 1:
+                pool.submit(jobs, scratch, ahead=(QUEUED + 1) * count)
+        # One DuckDB thread: the audit (this process or the workers) has the cores, and DuckDB's own threads only
+        # add their overhead (bench/ingest.py, 100,000 hands, 2 workers: 36.7 -> 34.3 CPU s; 20,000 hands in this
+        # process: 4.6 -> 4.2 CPU s, and no slower by the clock).
+        threads = 1
+        store = Store.open(db, threads=threads, memory_limit=DUCKDB_MEMORY)
+        if store.has_index("hands"):  # a database made by audit 0.1.0: its index on hands must fit in memory whole
+            store.close()
+            store = Store.open(db, threads=threads)
+        with store:
             _run(store, files, profile, options, workers, progress, tell or _silent, summary, scratch, max_stream,
-                 pool)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)  # this run's own folder: spooled input, worker rows
+                 pool, jobs)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)  # this run's own folder: spooled input, worker rows
+
+
+def _new_database(db: str, files: list[str]) -> bool:
+    """Whether the database ``db`` is yet to be created (nothing there, not even its write-ahead log) and every
+    input a plain file: those can be read before the database is opened, and a database that then cannot be
+    created stops the run the same way (only later)."""
+    check_db_name(db)
+    if os.path.lexists(db) or os.path.lexists(db + ".wal"):
+        return False
+    return all(path != "-" and os.path.isfile(path) for path in files)
 
 
 def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str, str], ...], workers: int,
          progress: Callable[[IngestProgress], None] | None, tell: Tell, summary: IngestSummary,
-         scratch: str, max_stream: int = MAX_STREAM, forked: WorkerPool[FileRows | FileFailure] | None = None) -> None:
+         scratch: str, max_stream: int = MAX_STREAM, forked: WorkerPool[FileRows | FileFailure] | None = None,
+         planned: list[IngestJob] | None = None) -> None:
     """The run with its database open; ``forked``: workers started already (at least as many as needed), which
-    the caller stops."""
-    jobs = plan_jobs(files, store.known_files(), profile, options, summary, spool_dir=scratch,
-                     max_stream=max_stream)
+    the caller stops; ``planned``: the jobs, planned before the database was opened (a new one), and given to
+    ``forked`` already when there are several workers."""
+    jobs = planned if planned is not None else plan_jobs(files, store.known_files(), profile, options, summary,
+                                                         spool_dir=scratch, max_stream=max_stream)
     for failure in summary.failed:
         tell("skipped", failure.message)
     count = usable_workers(workers, len(jobs))
@@ -758,10 +820,11 @@ def _run(store: Store, files: list[str], profile: str, options: tuple[tuple[str,
         if count <= 1:
             results = _in_process(store, jobs, on_bytes, on_hands, state)
         elif forked is not None:
-            results = _written(store, jobs, forked.run(jobs, scratch, ahead=2 * count))
+            results = _written(store, jobs, forked.results() if planned is not None
+                               else forked.run(jobs, scratch, ahead=(QUEUED + 1) * count))
         else:
             pool = WorkerPool(count, run_job)
-            results = _written(store, jobs, pool.run(jobs, scratch, ahead=2 * count))
+            results = _written(store, jobs, pool.run(jobs, scratch, ahead=(QUEUED + 1) * count))
         for job, out in results:
             current = job.path
             summary.add(out, tell, f"the database holds the files before {job.path}")
@@ -793,96 +856,147 @@ def _in_process(store: Store, jobs: list[IngestJob], on_bytes: Callable[[int], N
     import duckdb
 
     batch = _Batch(store)
-    for i, job in enumerate(jobs):
-        if job.size < SMALL_FILE_BYTES:
+    try:
+        for i, job in enumerate(jobs):
+            if job.size < SMALL_FILE_BYTES:
+                state.current = job.path
+                try:
+                    small: FileRows | FileFailure = audit_file_rows(job, on_bytes, None, on_hands)
+                except AuditError as exc:
+                    small = FileFailure(job.path, str(exc))
+                except Exception as exc:
+                    if _interrupted(exc) or isinstance(exc, OSError):
+                        raise
+                    small = FileFailure(job.path, f"{type(exc).__name__}: {exc}", internal=True)
+                yield from batch.add(job, small, _ends_batch(jobs, i))
+                continue
+            if not store.begin_file(job.sha256):
+                yield job, None
+                continue
+            sink = _StoreSink(store)
             state.current = job.path
+            out: FileRows | FileFailure
             try:
-                small: FileRows | FileFailure = audit_file_rows(job, on_bytes, None, on_hands)
+                out = audit_file_rows(job, on_bytes, sink, on_hands)
+                sink.close()
+                store.commit_file(out)
+            except duckdb.Error as exc:
+                store.rollback()
+                if _interrupted(exc):
+                    raise KeyboardInterrupt from None
+                raise AuditError(f"{store.path}: writing {job.path} failed ({exc}); the database holds the files "
+                                 "before it") from None
             except AuditError as exc:
-                small = FileFailure(job.path, str(exc))
+                store.rollback()
+                out = FileFailure(job.path, str(exc))
             except Exception as exc:
-                if _interrupted(exc) or isinstance(exc, OSError):
-                    raise
-                small = FileFailure(job.path, f"{type(exc).__name__}: {exc}", internal=True)
-            yield from batch.add(job, small, _ends_batch(jobs, i))
-            continue
-        if not store.begin_file(job.sha256):
-            yield job, None
-            continue
-        sink = _StoreSink(store)
-        state.current = job.path
-        out: FileRows | FileFailure
-        try:
-            out = audit_file_rows(job, on_bytes, sink, on_hands)
-            sink.close()
-            store.commit_file(out)
-        except duckdb.Error as exc:
-            store.rollback()
-            if _interrupted(exc):
-                raise KeyboardInterrupt from None
-            raise AuditError(f"{store.path}: writing {job.path} failed ({exc}); the database holds the files "
-                             "before it") from None
-        except AuditError as exc:
-            store.rollback()
-            out = FileFailure(job.path, str(exc))
-        except Exception as exc:
-            store.rollback()
-            if _interrupted(exc):
-                raise KeyboardInterrupt from None
-            if isinstance(exc, OSError):
-                raise  # the machine (a full disk, a closed stderr), not the file: the command stops
-            out = FileFailure(job.path, f"{type(exc).__name__}: {exc}", internal=True)
-        except BaseException:
-            store.rollback()
-            raise
-        yield job, out
-    yield from batch.flush()
+                store.rollback()
+                if _interrupted(exc):
+                    raise KeyboardInterrupt from None
+                if isinstance(exc, OSError):
+                    raise  # the machine (a full disk, a closed stderr), not the file: the command stops
+                out = FileFailure(job.path, f"{type(exc).__name__}: {exc}", internal=True)
+            except BaseException:
+                store.rollback()
+                raise
+            yield job, out
+        yield from batch.flush()
+    finally:
+        batch.abort()  # a batch left open by Ctrl-C or a failure that stops the run: rolled back
 
 
 class _Batch:
-    """Small files' rows waiting to be written together, in one transaction, in job order (a failure or a large
-    file first writes the batch, so that results keep their order)."""
+    """Small files' rows written together, in one transaction, in job order (a failure or a large file first
+    commits the batch, so that results keep their order). Each file's rows go into the open transaction soon
+    after the file comes (``APPEND_BYTES`` of files to an insert), not all at the end: with workers, the main
+    process writes while they audit the next files, instead of in one long stretch at each commit during which
+    no result is taken and no file sent. A result is given once its transaction has committed."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.waiting: list[tuple[IngestJob, FileRows]] = []
-        self.size = 0
+        self.open = False  # a transaction is open (and holds the files of ``done``)
+        self.done: list[tuple[IngestJob, FileRows, bool]] = []  # in the open transaction: (job, rows, stored)
+        self.waiting: list[tuple[IngestJob, FileRows]] = []  # not in it yet
+        self.waiting_size = 0
+        self.size = 0  # bytes of the batch's files (done and waiting)
 
     def add(self, job: IngestJob, out: FileRows | FileFailure, last: bool) -> Iterator[Result]:
-        """Add a file's result (``last``: no small file follows it, so write the batch now)."""
+        """Add a file's result (``last``: no small file follows it, so commit the batch now)."""
         if isinstance(out, FileFailure):
             yield from self.flush()
             yield job, out
             return
         self.waiting.append((job, out))
+        self.waiting_size += job.size
         self.size += job.size
         if last or self.size >= BATCH_BYTES:
             yield from self.flush()
+        elif self.waiting_size >= APPEND_BYTES:
+            self._append()
 
-    def flush(self) -> Iterator[Result]:
-        """Write the waiting files in one transaction; each with its result (``None``: already stored)."""
-        import duckdb
-
-        waiting, self.waiting, self.size = self.waiting, [], 0
+    def _append(self) -> None:
+        """The waiting files' rows into the open transaction (opened first if need be)."""
+        waiting, self.waiting, self.waiting_size = self.waiting, [], 0
         if not waiting:
             return
+        first = (self.done or waiting)[0][0].path
         try:
-            written = self.store.write_files([out for _, out in waiting])
-        except duckdb.Error as exc:
-            if _interrupted(exc):
-                raise KeyboardInterrupt from None
-            raise AuditError(f"{self.store.path}: writing {waiting[0][0].path} failed ({exc}); the database holds "
-                             "the files before it") from None
-        except RuntimeError as exc:
-            if _interrupted(exc):
-                raise KeyboardInterrupt from None
-            raise
+            with self._errors(first):
+                if not self.open:
+                    self.store.con.execute("BEGIN TRANSACTION")
+                    self.open = True
+                stored = self.store.append_files([out for _, out in waiting])
         finally:
             for _, out in waiting:
                 for path in out.spill.values():
                     _unlink(path)
-        for (job, out), stored in zip(waiting, written):
+        self.done += [(job, out, s) for (job, out), s in zip(waiting, stored)]
+
+    def flush(self) -> Iterator[Result]:
+        """Commit the batch's files; each with its result (``None``: already stored)."""
+        self._append()
+        if not self.open:
+            return
+        with self._errors(self.done[0][0].path):
+            self.store.con.execute("COMMIT")
+            self.open = False
+        done, self.done, self.size = self.done, [], 0
+        for job, out, stored in done:
             yield job, out if stored else None
+
+    def abort(self) -> None:
+        """Roll back a transaction left open (Ctrl-C, or the run stopped by a failure), and drop the waiting
+        files' rows: the database keeps only the batches committed."""
+        if self.open:
+            self.open = False
+            self.store.rollback()
+        for _, out in self.waiting:
+            for path in out.spill.values():
+                _unlink(path)
+        self.done, self.waiting, self.waiting_size, self.size = [], [], 0, 0
+
+    @contextmanager
+    def _errors(self, path: str) -> Iterator[None]:
+        """DuckDB's failures as the run reports them: the transaction rolled back, Ctrl-C as such, any other
+        failure an ``AuditError`` naming the batch's first file."""
+        import duckdb
+
+        try:
+            yield
+        except duckdb.Error as exc:
+            self.abort()
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
+            raise AuditError(f"{self.store.path}: writing {path} failed ({exc}); the database holds the files "
+                             "before it") from None
+        except RuntimeError as exc:
+            self.abort()
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
+            raise
+        except BaseException:
+            self.abort()
+            raise
 
 
 def _written(store: Store, jobs: list[IngestJob],
@@ -890,9 +1004,12 @@ def _written(store: Store, jobs: list[IngestJob],
     """The workers' results, written here in job order: a large file in a transaction of its own, small files
     several to a transaction (progress by whole files)."""
     batch = _Batch(store)
-    for i, (job, out) in enumerate(results):
-        yield from batch.add(job, out, job.size >= SMALL_FILE_BYTES or _ends_batch(jobs, i))
-    yield from batch.flush()
+    try:
+        for i, (job, out) in enumerate(results):
+            yield from batch.add(job, out, job.size >= SMALL_FILE_BYTES or _ends_batch(jobs, i))
+        yield from batch.flush()
+    finally:
+        batch.abort()  # a batch left open by Ctrl-C or a failure that stops the run: rolled back
 
 
 def _ends_batch(jobs: list[IngestJob], i: int) -> bool:
