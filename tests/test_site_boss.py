@@ -171,3 +171,26 @@ def test_the_fixtures_name_the_real_hands_they_were_built_from() -> None:
         assert named, case.name
         for source, hand in named:
             assert f'<HISTORY ID="{hand}"' in (SHARED / source).read_text(encoding="utf-8"), (case.name, hand)
+
+
+# A number with a character that str.isdigit() takes and int() refuses ("²", found by the fuzz run) in each field
+# read as a number: the block is unreadable (a finding with its line), never an internal error.
+ODD_DIGITS = {
+    "a card": ('LINK="20"', 'LINK="2²"'),
+    "a seat": ('SEAT="3"', 'SEAT="³"'),
+    "the date": ('DATE="1374605236"', 'DATE="137460523²"'),
+    "a draw's count": ('COUNT="3"', 'COUNT="³"'),
+    "a stack": ('AMOUNT="14.18"', 'AMOUNT="1².18"'),
+    "the stakes": ('STAKES="0.50/1.00"', 'STAKES="0.50/1.0²"'),
+}
+
+
+@pytest.mark.parametrize("what", sorted(ODD_DIGITS))
+def test_a_digit_int_refuses_is_an_unreadable_block_not_a_crash(what: str, tmp_path: Path) -> None:
+    edited = _edited(tmp_path, [ODD_DIGITS[what]])
+    code, found, err = check(edited, XML)
+    assert code == 1 and "internal error" not in err, err  # 1: findings, as any unreadable hand
+    assert [f["rule"] for f in found] == ["PARSE_ERROR"], found
+    assert found[0]["file"] == str(edited)
+    done = subprocess.run([AUDIT, "check", str(edited), str(XML)], capture_output=True, text=True, timeout=120)
+    assert "15 hands checked in 2 files: 0 violations, 0 warnings, 1 error" in done.stdout, done.stdout

@@ -60,7 +60,8 @@ _PROLOGUE: Final = re.compile(r"\s*(?:<\?xml[^>]*\?>\s*)?(?:<ROOT>\s*)?(?:</ROOT
 
 def card_of(link: str) -> str | None:
     """``"25"`` → ``"Kc"``; ``None`` for a hidden card (``b``) or a number that is not a card."""
-    if not link.isdigit() or len(link) > 2 or int(link) > 51:
+    # (isdecimal, not isdigit: "²" is a digit that int() refuses; every number read here is checked the same way)
+    if not link.isdecimal() or len(link) > 2 or int(link) > 51:
         return None
     n = int(link)
     return _RANKS[n % 13] + _SUITS[n // 13]
@@ -179,7 +180,7 @@ class _Builder:
         if not slash or low is None or high is None:
             raise self.unreadable(index, "STAKES", f"{stakes!r} is not the stakes (0.50/1.00)")
         when = self.need(attrs, "DATE", index, "HISTORY")
-        if not when.isdigit() or len(when) > 11:
+        if not when.isdecimal() or len(when) > 11:
             raise self.unreadable(index, "DATE", f"{when!r} is not a time (seconds since 1970)")
         self.started = dt.datetime.fromtimestamp(int(when), dt.timezone.utc).strftime("%Y/%m/%d %H:%M:%S")
         self.game = Game(_GAMES.get(game, game), betting, low, high, currency, "UTC")
@@ -189,7 +190,7 @@ class _Builder:
         if state == "STATE_EMPTY":
             return
         seat_text = self.need(attrs, "SEAT", index, "PLAYER")
-        if not seat_text.isdigit() or len(seat_text) > 9:
+        if not seat_text.isdecimal() or len(seat_text) > 9:
             raise self.unreadable(index, "SEAT", f"{seat_text!r} is not a seat number")
         name = self.need(attrs, "NAME", index, "PLAYER")
         chips = self.amount(attrs, "AMOUNT", index, "PLAYER")
@@ -266,7 +267,7 @@ class _Builder:
                 self.body.append(Dealt(line, player, (cards,)))
             return
         count_text = self.need(attrs, "COUNT", index, "ACTION")
-        if not count_text.isdigit() or len(count_text) > 2:
+        if not count_text.isdecimal() or len(count_text) > 2:
             raise self.unreadable(index, "COUNT", f"{count_text!r} is not a number of cards")
         count = int(count_text)
         if count == 0:

@@ -75,7 +75,8 @@ def to_amount(text: str, cents: bool) -> int | None:
         return None
     digits = (text[1:] if signed else text).replace(",", "")
     whole, dot, frac = digits.partition(".")
-    if not whole.isdigit() or (dot and not frac.isdigit()) or "." in frac:
+    # (isdecimal, not isdigit: "²" is a digit that int() refuses)
+    if not whole.isdecimal() or (dot and not frac.isdecimal()) or "." in frac:
         return None
     if not cents:
         return int(whole) if not dot else None
