@@ -884,8 +884,7 @@ def _in_process(store: Store, jobs: list[IngestJob], on_bytes: Callable[[int], N
                 store.rollback()
                 if _interrupted(exc):
                     raise KeyboardInterrupt from None
-                raise AuditError(f"{store.path}: writing {job.path} failed ({exc}); the database holds the files "
-                                 "before it") from None
+                raise _write_failed(store, job.path, exc) from None
             except AuditError as exc:
                 store.rollback()
                 out = FileFailure(job.path, str(exc))
@@ -987,8 +986,7 @@ class _Batch:
             self.abort()
             if _interrupted(exc):
                 raise KeyboardInterrupt from None
-            raise AuditError(f"{self.store.path}: writing {path} failed ({exc}); the database holds the files "
-                             "before it") from None
+            raise _write_failed(self.store, path, exc) from None
         except RuntimeError as exc:
             self.abort()
             if _interrupted(exc):
@@ -1015,6 +1013,11 @@ def _written(store: Store, jobs: list[IngestJob],
 def _ends_batch(jobs: list[IngestJob], i: int) -> bool:
     """Whether job ``i`` is the last of a run of small files (its batch is written without waiting for more)."""
     return i + 1 == len(jobs) or jobs[i + 1].size >= SMALL_FILE_BYTES
+
+
+def _write_failed(store: Store, path: str, exc: Exception) -> AuditError:
+    """What a DuckDB failure while writing ``path`` (alone or as the first of a batch) stops the run with."""
+    return AuditError(f"{store.path}: writing {path} failed ({exc}); the database holds the files before it")
 
 
 def _interrupted(exc: Exception) -> bool:
