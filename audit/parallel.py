@@ -358,18 +358,8 @@ class _Pool:
         live = list(range(len(self.procs)))
         planned = done = 0
         more = True
-        while True:
-            while more and not deaths and planned - done < ahead:
-                task = next(tasks, None)
-                if task is None:
-                    more = False
-                    break
-                order[planned] = task
-                if task[0].here:
-                    results[planned] = None
-                else:
-                    waiting.append(planned)
-                planned += 1
+
+        def send_waiting() -> None:
             # a second task waits in a worker's pipe while it works on its first (no pause for the round trip),
             # unless too few are left to keep every worker busy to the end
             for depth in (1, PREFETCH):
@@ -384,6 +374,23 @@ class _Pool:
                             pass  # the worker is gone: its sentinel says so below
                     if not sent:
                         del busy[w]
+
+        while True:
+            # each task goes out as soon as it is planned: planning the next may mean reading the file further
+            # (the first tasks were planned before the workers started: they go out at once)
+            send_waiting()
+            while more and not deaths and planned - done < ahead:
+                task = next(tasks, None)
+                if task is None:
+                    more = False
+                    break
+                order[planned] = task
+                if task[0].here:
+                    results[planned] = None
+                else:
+                    waiting.append(planned)
+                planned += 1
+                send_waiting()
             while done in results or done in deaths:
                 if done in deaths:
                     raise WorkerDied(deaths[done])

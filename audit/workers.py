@@ -22,7 +22,7 @@ from typing import Any
 from audit.errors import AuditError
 
 # (``pickle``, ``select`` and ``signal`` are imported where they are used: a check with no worker, the most common
-# one, needs none of them, and they cost about 2 ms of its start)
+# one, needs none of them, and they cost about 2 ms of its start; ``fork_workers`` imports them before it forks)
 
 
 class WorkerDied(AuditError):
@@ -181,6 +181,9 @@ def fork_workers(count: int, target: Callable[[PipeEnd, Any], None], arg: Any) -
     buffered output is flushed first (a worker would write it again), and the collector leaves the objects the
     workers share with it untouched (``gc.freeze`` while they are forked: copied pages stay shared)."""
     import gc
+    import pickle  # noqa: F401 - what the pipes and the workers use, imported once here, not after the fork in
+    import select  # noqa: F401   every process (about 4 ms each there, and the first tasks waited for the main
+    import signal  # noqa: F401   process's)
 
     for stream in (sys.stdout, sys.stderr):
         try:

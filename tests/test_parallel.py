@@ -16,6 +16,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ import pytest
 from audit.check import check_paths
 from audit.errors import AuditError
 from audit.dialects.registry import file_patterns
-from audit.parallel import CheckedFiles, cut_points, plan
+from audit.parallel import CheckedFiles, Part, Task, _Pool, cut_points, plan
 from audit.profile import load_profile
 from audit.read import InputError, iter_lines, read_blocks, read_part_blocks
 from audit.simulate import iter_simulated
@@ -207,6 +208,34 @@ def test_one_small_file_starts_no_pool_and_a_long_one_does(corpus: Path) -> None
         for _file, blocks in checked:
             assert checked.pool is not None and len(checked.pool.procs) == 2
             list(blocks)
+
+
+def test_each_task_goes_out_before_the_plan_is_read_further() -> None:
+    """Planning a task may mean reading a long file further: a worker with nothing to do gets the task already
+    planned first (the first tasks were planned before the workers started; they used to wait for the next six)."""
+    logs = sorted(str(p) for p in (FIXTURES / "decisions").glob("*.txt"))[:8]
+    assert len(logs) == 8
+    events: list[tuple[str, int]] = []
+
+    def tasks() -> Iterator[Task]:
+        for index, path in enumerate(logs):
+            events.append(("planned", index))
+            yield (Part(index, path),)
+
+    pool = _Pool(2, load_profile("home-open"))
+    try:
+        for conn in pool.conns:
+            def send(task: Task, send: Callable[[object], None] = conn.send) -> None:
+                events.append(("sent", task[0].file_index))
+                send(task)
+            conn.send = send  # type: ignore[method-assign]
+        done = [task[0].file_index for task, _results in pool.run(tasks(), ahead=8)]
+    finally:
+        pool.close()
+    assert done == list(range(8))
+    assert sorted(i for kind, i in events if kind == "sent") == list(range(8))
+    assert events.index(("sent", 0)) < events.index(("planned", 1)), events
+    assert events.index(("sent", 1)) < events.index(("planned", 2)), events
 
 
 @needs_shared
