@@ -16,6 +16,7 @@ import struct
 import subprocess
 import sys
 import termios
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -167,7 +168,20 @@ def test_progress_shows_on_a_terminal_only(tmp_path: Path) -> None:
     big = tmp_path / "long.txt"
     done = subprocess.run([AUDIT, "simulate", "--sessions", "600", "--seed", "3", "-o", str(big)], timeout=300)
     assert done.returncode == 0
-    terminal, out, status = on_a_terminal(["check", str(big), str(CLEAN)])
+    # the second file is a named pipe whose writer waits half a second: the check lasts longer than the 0.2 s
+    # before a rate is shown however fast the machine (on a fast one the big file alone took less)
+    late = tmp_path / "late.txt"
+    os.mkfifo(late)
+
+    def feed() -> None:
+        with open(late, "wb") as pipe:  # (opens once the check opens the pipe to read it)
+            time.sleep(0.5)
+            pipe.write(CLEAN.read_bytes())
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    terminal, out, status = on_a_terminal(["check", str(big), str(late)])
+    writer.join(timeout=60)
     assert status == 0
     assert re.search(r"checking \d+/2 files  [\d,]+ hands", terminal), terminal[-500:]
     assert "hands/s" in terminal and str(big) in terminal
