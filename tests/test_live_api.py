@@ -169,3 +169,39 @@ def test_a_restart_in_the_middle_of_a_hand_loses_no_entry(tmp_path: Path) -> Non
         assert log.endswith("Ana: bets 4\nBeto: calls 4\nCarla: raises 8 to 12\n")
     finally:
         assert again.stop() == 0
+
+
+def test_a_hand_stored_stays_as_stored_after_an_undo_and_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "sealed.duckdb"
+    first = LiveServer(db)
+    hand = [{"player": "Ana", "action": "bet", "to": 4}, {"player": "Beto", "action": "call"},
+            {"player": "Carla", "action": "call"}, {"player": "Ana", "action": "draw", "count": 2},
+            {"player": "Beto", "action": "stand-pat"}, {"player": "Carla", "action": "draw", "count": 1},
+            {"player": "Ana", "action": "check"}, {"player": "Beto", "action": "check"},
+            {"player": "Carla", "action": "check"}, {"player": "Ana", "action": "show", "cards": "Kc Kd 7s 7h 2c"},
+            {"player": "Beto", "action": "show", "cards": "Ks Kh 7c 7d 2d"}, {"player": "Carla", "action": "muck"}]
+    headers = {"Content-Type": "application/json"}
+    try:
+        status, _, raw = first.request("POST", "/api/v1/tables", json.dumps(
+            {"name": "Casa", "seats": SEATS, "button": 3}).encode(), headers)
+        assert status == 201
+        tid = json.loads(raw)["id"]
+        for e in hand:
+            assert first.request("POST", f"/api/v1/tables/{tid}/events", json.dumps(e).encode(), headers)[0] == 200
+        assert first.json("GET", f"/api/v1/tables/{tid}")["may_collect"]
+        status, _, raw = first.request("POST", f"/api/v1/tables/{tid}/events",
+                                       json.dumps({"player": "Beto", "action": "check"}).encode(), headers)
+        assert status == 200 and len(json.loads(raw)["stored"]) == 1  # hand 1 is the club's upload now
+        assert first.request("POST", f"/api/v1/tables/{tid}/undo")[0] == 200
+        state = first.json("GET", f"/api/v1/tables/{tid}")
+        assert state["hand"] == "2" and state["entries"] == len(hand) and not state["may_collect"]
+    finally:
+        first.stop(signal.SIGKILL)
+    again = LiveServer(db)
+    try:
+        after = again.json("GET", f"/api/v1/tables/{tid}")
+        assert not after["may_collect"] and after["hand"] == "2" and after["entries"] == len(hand)
+        claim = {"player": "Beto", "action": "collect", "to": 8}
+        assert again.request("POST", f"/api/v1/tables/{tid}/events", json.dumps(claim).encode(), headers)[0] == 400
+    finally:
+        assert again.stop() == 0

@@ -225,3 +225,83 @@ def test_a_redeal_carries_the_pot_and_keeps_the_button() -> None:
     enter(t, ("Ana", "check"), ("Beto", "check"))
     assert t.hands[0].redeal and t.state()["button"] == 2
     assert "*** REDEAL ***" in t.log() and "Pot carried over: 20" in t.log()
+
+
+def test_a_hand_nobody_can_bet_in_goes_on_to_the_draw_by_itself() -> None:
+    # hand 1 leaves Beto 1 chip: in hand 2 his ante puts him all-in, and nobody has a bet to make
+    t = open_table(seats=SEATS3[:2], button=2)
+    enter(t, ("Ana", "bet", 98), ("Beto", "call"), ("Ana", "stand-pat"), ("Beto", "stand-pat"), ("Ana", "check"),
+          ("Beto", "check"), ("Ana", "show", "As Ah Kd Kh 2c"), ("Beto", "show", "Qc Qd 3s 3c 2d"))
+    state = t.state()
+    assert state["hand"] == "2" and state["stacks"] == {"Ana": 198, "Beto": 0}
+    assert state["street"] == "draw" and state["to_act"] in ("Ana", "Beto")
+    assert state["allowed"]["actions"] == ["draw", "stand-pat"]
+    assert t.log().endswith("Beto: posts the ante 1 and is all-in\n*** DEALING HANDS ***\n"
+                            "*** FIRST BETTING ROUND ***\n*** DRAW ***\n")
+    enter(t, (state["to_act"], "stand-pat"))
+    enter(t, (t.state()["to_act"], "stand-pat"))
+    assert t.state()["street"] == "showdown"
+    enter(t, (t.state()["to_act"], "show", "Kc Kd 7s 7h 2c"))
+    enter(t, (t.state()["to_act"], "show", "Ks Kh 7c 7d 3d"))
+    assert [f.findings for f in t.hands] == [[], []], t.log()
+    assert [a.findings for a in audit_text(t.log())] == [[], []]
+
+
+def test_a_claim_of_the_main_pot_leaves_the_side_pots_as_paid() -> None:
+    t = open_table(seats=[{"seat": 1, "player": "Ana", "chips": 20}, {"seat": 2, "player": "Beto", "chips": 50},
+                          {"seat": 3, "player": "Carla", "chips": 100}])
+    enter(t, ("Ana", "bet", 19), ("Beto", "raise", 49), ("Carla", "call"), ("Ana", "draw", 1), ("Beto", "draw", 2),
+          ("Carla", "draw", 3), ("Ana", "show", "As Ac Kh Ks 2d"), ("Beto", "show", "Qs Qc Jh 3s 4d"),
+          ("Carla", "show", "Qh Qd Jc 3c 4h"))
+    paid = [line for line in t.hands[-1].text.splitlines() if "collected" in line]
+    assert paid == ["Ana collected 60 from main pot", "Beto collected 30 from side pot-1",
+                    "Carla collected 30 from side pot-1"]
+    assert t.apply({"player": "Ana", "action": "collect", "to": 60}) == []  # the main pot, as the table paid it
+    assert [line for line in t.hands[-1].text.splitlines() if "collected" in line] == paid
+    assert t.hand is not None and sum(t.hand.stacks.values()) == 170  # no chip lost to the claim
+    found = t.apply({"player": "Beto", "action": "collect", "to": 1})  # a wrong one is judged, the side pot kept
+    assert {"POT_WINNER", "CHIPS_NOT_CONSERVED"} <= {f.rule for f in found}
+    assert [line for line in t.hands[-1].text.splitlines() if "collected" in line] == [
+        "Ana collected 60 from main pot", "Beto collected 1 from main pot", "Beto collected 30 from side pot-1",
+        "Carla collected 30 from side pot-1"]
+
+
+def test_taking_back_the_next_hands_first_entry_does_not_reopen_a_stored_hand() -> None:
+    t = open_table()
+    enter(t, ("Ana", "bet", 4), ("Beto", "call"), ("Carla", "call"), ("Ana", "draw", 2), ("Beto", "stand-pat"),
+          ("Carla", "draw", 1), ("Ana", "check"), ("Beto", "check"), ("Carla", "check"),
+          ("Ana", "show", "Kc Kd 7s 7h 2c"), ("Beto", "show", "Ks Kh 7c 7d 2d"), ("Carla", "muck"))
+    assert t.state()["may_collect"]
+    enter(t, ("Beto", "check"))  # hand 2's first entry: hand 1 is stored as it is
+    stored = t.upload_text(t.final_hands()[0])
+    t.undo()
+    assert len(t.entries) == 12 and t.state()["hand"] == "2" and t.state()["to_act"] == "Beto"
+    assert not t.state()["may_collect"] and [f.number for f in t.final_hands()] == [1]
+    with pytest.raises(EntryError):
+        t.apply({"player": "Beto", "action": "collect", "to": 8})
+    assert t.upload_text(t.final_hands()[0]) == stored
+    # a restart rebuilds the table from its entries and what was stored
+    again = Table.replay(t.config, t.entries, sealed=t.sealed)
+    assert not again.state()["may_collect"] and again.log() == t.log()
+    assert Table.replay(t.config, t.entries).state()["may_collect"]  # (without it, the claims would reopen)
+
+
+def test_the_amounts_offered_under_a_bet_unit_are_whole_units() -> None:
+    from audit.serve.routers.tables import table_view
+
+    seats = [{"seat": 1, "player": "Ana", "chips": 2000}, {"seat": 2, "player": "Beto", "chips": 2000},
+             {"seat": 3, "player": "Carla", "chips": 2000}]
+    t = open_table("qdan", seats=seats)
+    offered: list[int] = []
+    for before in ([], [("Ana", "bet", 20)], [("Ana", "bet", 20), ("Beto", "raise", 60)]):
+        t = open_table("qdan", seats=seats)
+        enter(t, *before)
+        state = t.state()
+        assert state["allowed"]["bet_unit"] == 20
+        for value, _, _ in table_view(state, "en")["amounts"]:
+            verb, amount = value.split(":")
+            again = Table.replay(t.config, t.entries)
+            found = again.apply({"player": state["to_act"], "action": verb, "to": int(amount)})
+            assert [f.rule for f in found] == [], (before, value)
+            offered.append(int(amount))
+    assert len(offered) >= 9  # the minimum, the pot and all-in at each point at least

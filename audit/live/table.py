@@ -176,6 +176,7 @@ class Table:
         self.hands: list[FinishedHand] = []
         self.closed = False
         self.claims_open = False  # the last hand played out takes the host's ``collect`` claims
+        self.sealed = 0  # the hands numbered up to this one take no claims any more (stored as they are)
         self.balances = {p: c for _, p, c in config.seats}  # chips (points) after the last hand played out
         self.standings: list[tuple[int, str, int]] = []
         self.file = f"table-{config.session}.txt"
@@ -185,14 +186,25 @@ class Table:
 
     # ------------------------------------------------------------------ building
     @classmethod
-    def replay(cls, config: TableConfig, entries: list[dict[str, Any]], closed: bool = False) -> Table:
-        """The table after ``entries`` (and closed, when it was): how undo and a restart rebuild it."""
+    def replay(cls, config: TableConfig, entries: list[dict[str, Any]], closed: bool = False,
+               sealed: int = 0) -> Table:
+        """The table after ``entries`` (and closed, when it was): how undo and a restart rebuild it. ``sealed``:
+        the hands numbered up to it were stored with the claims they had (an entry of the next hand closed
+        them, even if that entry was taken back since)."""
         table = cls(config)
         for entry in entries:
             table.apply(entry)
+        table.seal(sealed)
         if closed:
             table.close()
         return table
+
+    def seal(self, number: int) -> None:
+        """The hands numbered up to ``number`` take no more claims."""
+        if number > self.sealed:
+            self.sealed = number
+        if self.claims_open and self.hands and self.hands[-1].number <= self.sealed:
+            self.claims_open = False
 
     def preamble(self) -> str:
         lines = [f"Session: {self.config.session}", f"Profile: {self.config.profile}"]
@@ -257,6 +269,7 @@ class Table:
                 h.lines.append(f"{who}: posts {kind} blind {amount}" + (" and is all-in" if left[who] == 0 else ""))
         h.lines += ["*** DEALING HANDS ***", "*** FIRST BETTING ROUND ***"]
         self.hand = h
+        self._advance(when)  # nobody may be able to act: all but one all-in with the forced bets
 
     # ------------------------------------------------------------------ the engine on the hand in play
     def _played_text(self) -> str:
@@ -305,7 +318,9 @@ class Table:
         before = list(st.findings)
         h.lines.append(line)
         self.entries.append(clean)
-        self.claims_open = False
+        if self.claims_open:
+            self.claims_open = False
+            self.seal(self.hands[-1].number)
         when = str(entry.get("at") or h.started_at)
         self._advance(when)
         return new_findings(before, self.findings_of_entry(h.number))
@@ -443,8 +458,10 @@ class Table:
             for p in odd_chip_order(st.order, st.button_index) if st.parole_state == "accepted" and not claims else []:
                 if split[p]:
                     h.lines.append(f"{p} collected {split[p]} from pot (parole)")
-            for pot in result.pots if not claims and st.parole_state != "accepted" else []:
+            for pot in result.pots if st.parole_state != "accepted" and not (claims and len(result.pots) <= 1) else []:
                 name = str(pot["name"])
+                if claims and name == "main":
+                    continue  # the host's claims stand for the main pot (README: "Who collected what")
                 where = "pot" if name == "pot" else "main pot" if name == "main" else "side pot-" + name[5:]
                 for p in st.order:
                     amount = pot["awards"].get(p, 0)
@@ -459,7 +476,7 @@ class Table:
                               last.result.redeal, snapshot, claims, claims_from)
         self.hands.append(played)
         self.hand = None
-        self.claims_open = not played.redeal
+        self.claims_open = not played.redeal and played.number > self.sealed
         counted = sum(1 for f in self.hands if not f.redeal)
         limit = self.profile.session_hands
         if self.profile.points_mode:
@@ -490,7 +507,7 @@ class Table:
             first = len(self.entries)
         if len(self.entries) <= first:
             raise TableError("there is no entry to take back in this hand")
-        rebuilt = Table.replay(self.config, self.entries[:-1])
+        rebuilt = Table.replay(self.config, self.entries[:-1], sealed=self.sealed)
         self.__dict__.update(rebuilt.__dict__)
 
     def close(self) -> dict[str, Any]:
@@ -584,7 +601,8 @@ def new_findings(before: list[Finding], after: list[Finding]) -> list[Finding]:
 
 
 def empty_allowed() -> dict[str, Any]:
-    return {"actions": [], "to_call": 0, "min_to": 0, "max_to": 0, "may_raise": False, "draw_max": 0}
+    return {"actions": [], "to_call": 0, "min_to": 0, "max_to": 0, "may_raise": False, "draw_max": 0,
+            "bet_unit": 1}
 
 
 def what_is_allowed(st: HandState) -> tuple[str | None, dict[str, Any]]:
@@ -614,7 +632,7 @@ def what_is_allowed(st: HandState) -> tuple[str | None, dict[str, Any]]:
         if may_offer_parole(st, p):
             actions.append("offer-parole")
         allowed.update({"actions": actions, "to_call": owed, "min_to": min(rnd.min_raise_to(), top),
-                        "max_to": top, "may_raise": may})
+                        "max_to": top, "may_raise": may, "bet_unit": max(1, st.profile.bet_unit)})
         return p, allowed
     if street == "draw":
         p = next_to_draw(st)

@@ -89,7 +89,9 @@ class Tables:
         if row is None:
             raise HTTPException(404, "no such table")
         config, version, closed, entries = row
-        table = await self.service.in_thread(Table.replay, TableConfig.from_json(config), entries, closed)
+        sealed = config.get("sealed", 0)  # hands stored with their claims before an undo took back the entry
+        table = await self.service.in_thread(Table.replay, TableConfig.from_json(config), entries, closed,
+                                             sealed if type(sealed) is int else 0)
         held = self.held.get(key) or Held(table, version, asyncio.Lock(), set())
         self.held[key] = held
         await self.store_hands(club, table_id, held)  # a hand played out just before a restart
@@ -191,16 +193,20 @@ async def open_table(tables: Tables, club: str, body: Any) -> tuple[str, Held]:
     return table_id, held
 
 
-async def store_change(tables: Tables, club: str, table_id: str, held: Held, sql: str, args: list[Any]) -> None:
-    """A change of the table (``sql`` with ``args``) and its next version, stored in one transaction before it is
-    answered; the held table then takes the version. A change that cannot be stored drops the table held in memory:
-    the table is what its rows say."""
+async def store_change(tables: Tables, club: str, table_id: str, held: Held, sql: str, args: list[Any],
+                       config: dict[str, Any] | None = None) -> None:
+    """A change of the table (``sql`` with ``args``, and the table's ``config`` when given) and its next version,
+    stored in one transaction before it is answered; the held table then takes the version. A change that cannot
+    be stored drops the table held in memory: the table is what its rows say."""
     version = held.version + 1
 
     def write(cur: duckdb.DuckDBPyConnection) -> None:
         with transaction(cur):
             cur.execute(sql, args)
             cur.execute("UPDATE live_tables SET version = ? WHERE club = ? AND table_id = ?", [version, club, table_id])
+            if config is not None:
+                cur.execute("UPDATE live_tables SET config = ? WHERE club = ? AND table_id = ?",
+                            [json.dumps(config), club, table_id])
 
     try:
         await tables.writer(write)
@@ -252,8 +258,10 @@ async def undo_entry(tables: Tables, club: str, table_id: str, version: object) 
             table.undo()
         except TableError as exc:
             raise HTTPException(409, str(exc)) from None
+        # the hands stored stay as stored: the entry taken back may have been the one that closed their claims
+        config = dict(table.config.as_json(), sealed=table.sealed) if table.sealed else None
         await store_change(tables, club, table_id, held, "DELETE FROM live_entries WHERE club = ? AND table_id = ? "
-                           "AND seq = ?", [club, table_id, seq])
+                           "AND seq = ?", [club, table_id, seq], config)
         return held
 
 
@@ -468,8 +476,12 @@ def table_view(state: dict[str, Any], lang: str) -> dict[str, Any]:
         owed = allowed["to_call"]
         choices = [("minimum", low), ("half_pot", top + (pot + owed) // 2), ("pot", top + pot + owed),
                    ("all_in", high)]
+        unit = allowed.get("bet_unit", 1)
         seen: set[int] = set()
         for word, amount in choices:
+            if type(unit) is int and unit > 1 and amount < high:  # a bet or raise by whole bet units (qdan)
+                least = low - top + (-(low - top)) % unit  # the minimum increment, up to a whole unit
+                amount = top + max(least, (amount - top) - (amount - top) % unit)
             amount = max(low, min(high, amount))
             if amount in seen or amount <= 0:
                 continue
@@ -489,10 +501,12 @@ def table_view(state: dict[str, Any], lang: str) -> dict[str, Any]:
                              "width": round(10 * p["amount"] / largest), "eligible": p["eligible"]})
     last = state.get("last_hand")
     if last:
-        if last["claims"]:  # what the host says was paid
+        if last["claims"]:  # what the host says was paid (of the main pot; the side pots as the table paid them)
             where = pot_name(last["pots"][0]["name"] if len(last["pots"]) == 1 else "main", lang)
             view["collects"] = [say("table.collects", lang, player=c["player"], amount=c["chips"], pot=where)
                                 for c in last["claims"]]
+            view["collects"] += [say("table.collects", lang, player=w, amount=a, pot=pot_name(p["name"], lang))
+                                 for p in last["pots"][1:] for w, a in p["awards"].items()]
         else:
             view["collects"] = [say("table.collects", lang, player=w, amount=a, pot=pot_name(p["name"], lang))
                                 for p in last["pots"] for w, a in p["awards"].items()]
