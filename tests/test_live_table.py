@@ -305,3 +305,15 @@ def test_the_amounts_offered_under_a_bet_unit_are_whole_units() -> None:
             assert [f.rule for f in found] == [], (before, value)
             offered.append(int(amount))
     assert len(offered) >= 9  # the minimum, the pot and all-in at each point at least
+
+
+def test_the_last_hand_left_when_the_others_muck_takes_the_pot_without_showing() -> None:
+    t = open_table()
+    enter(t, ("Ana", "bet", 4), ("Beto", "call"), ("Carla", "call"), ("Ana", "draw", 2), ("Beto", "stand-pat"),
+          ("Carla", "draw", 1), ("Ana", "check"), ("Beto", "check"), ("Carla", "check"), ("Ana", "muck"))
+    assert t.state()["to_act"] == "Beto" and t.hand is not None  # two hands left: one still has to show or muck
+    enter(t, ("Beto", "muck"))
+    assert t.hands[-1].text.endswith("Beto: mucks hand\nCarla collected 15 from pot\n*** SUMMARY ***\n"
+                                     "Total pot 15 | Rake 0\n")
+    assert t.hands[-1].findings == [] and t.state()["stacks"] == {"Ana": 94, "Beto": 94, "Carla": 109}
+    assert [a.findings for a in audit_text(t.log())][0] == []

@@ -426,7 +426,9 @@ class Table:
                 h.lines.append("*** SHOW DOWN ***" if st.points_mode else "*** SECOND BETTING ROUND ***")
             elif street == "showdown":
                 live = [p for p in st.order if p not in st.folded]
-                if any(p not in st.shown and p not in st.mucked for p in live):
+                waiting = [p for p in live if p not in st.shown and p not in st.mucked]
+                # the last one left when every other hand was mucked wins without showing (nobody to beat)
+                if waiting and not (len(waiting) == 1 and not any(p in st.shown for p in live)):
                     return
                 self._settle(st, when)
                 return
@@ -452,6 +454,9 @@ class Table:
                 if amount > 0:
                     h.lines.append(f"Uncalled bet ({amount}) returned to {p}")
             where = "pot" if len(result.pots) <= 1 else "main pot"
+            # every other hand mucked at the show down and none shown: the last one takes what she is in for
+            live = [p for p in st.order if p not in st.folded and p not in st.mucked]
+            unchallenged = live[0] if st.street == "showdown" and len(live) == 1 and not st.shown else None
             for p, amount in claims:
                 h.lines.append(f"{p} collected {amount} from {where}")
             split = {p: sum(pot["awards"].get(p, 0) for pot in result.pots) for p in st.order}
@@ -463,8 +468,11 @@ class Table:
                 if claims and name == "main":
                     continue  # the host's claims stand for the main pot (README: "Who collected what")
                 where = "pot" if name == "pot" else "main pot" if name == "main" else "side pot-" + name[5:]
+                awards = dict(pot["awards"])
+                if not awards and unchallenged is not None and unchallenged in pot["eligible"]:
+                    awards = {unchallenged: int(pot["amount"])}
                 for p in st.order:
-                    amount = pot["awards"].get(p, 0)
+                    amount = awards.get(p, 0)
                     if amount:
                         h.lines.append(f"{p} collected {amount} from {where}")
             h.lines += ["*** SUMMARY ***", f"Total pot {result.pot_total} | Rake 0"]
