@@ -106,6 +106,7 @@ class _Round:
     fixed: bool = False  # fixed limit: ``full`` is the round's bet size
     full_to: int = 0  # fixed limit: the level of the last bet that counts as full (a blind counts)
     counted: int = 0  # fixed limit: bets and raises toward the cap (the largest blind is the first)
+    nobody_to_act: bool = False  # the forced bets left at most one player able to bet: nobody acts, nobody checks
 
     def to_call(self, p: str) -> int:
         return max(0, self.current - self.bets.get(p, 0))
@@ -298,7 +299,7 @@ class _Hand:
         self.deal()
         self.betting("first")
         first = self.rounds["first"]
-        all_checked = first.current == 0 and not self.folded
+        all_checked = first.current == 0 and not self.folded and not first.nobody_to_act  # (someone could act)
         # jacks or better to open: nobody dealt openers means a redeal whatever the second round's start; when
         # someone held them and everyone checked, the all-check rule decides, as without openers
         nobody_could_open = prof.openers_jacks and not any(self.has_openers(p) for p in self.order)
@@ -431,6 +432,7 @@ class _Hand:
         self.rounds[street] = rnd
         able = [p for p in self.order if self.can_act(p)]
         if len(able) <= 1 and (all(rnd.to_call(p) == 0 for p in able) or self.only_all_ins_left(rnd, able)):
+            rnd.nobody_to_act = True
             self.maybe_complete(rnd, able)
             self.settle_uncalled(rnd)
             return

@@ -317,3 +317,12 @@ def test_the_last_hand_left_when_the_others_muck_takes_the_pot_without_showing()
                                      "Total pot 15 | Rake 0\n")
     assert t.hands[-1].findings == [] and t.state()["stacks"] == {"Ana": 94, "Beto": 94, "Carla": 109}
     assert [a.findings for a in audit_text(t.log())][0] == []
+
+
+def test_a_qdan_hand_nobody_can_bet_in_is_played_on_not_redealt() -> None:
+    seats = [{"seat": 1, "player": "Ana", "chips": 2000}, {"seat": 2, "player": "Beto", "chips": 10}]
+    t = open_table("qdan", seats=seats, button=2, options={"starting-chips": "any"})
+    assert t.state()["street"] == "draw" and "*** REDEAL ***" not in t.log()
+    enter(t, ("Ana", "stand-pat"), ("Beto", "stand-pat"), ("Ana", "show", "As Ah Kd Kh 2c"),
+          ("Beto", "show", "Qc Qd 3s 3c 2d"))
+    assert t.hands[0].findings == [] and t.balances == {"Ana": 2010, "Beto": 0}

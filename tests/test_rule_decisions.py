@@ -1,4 +1,4 @@
-"""Four decisions of RULES.md pinned through the real CLI (`audit check FILE --format json --fail-on never`), each
+"""Five decisions of RULES.md pinned through the real CLI (`audit check FILE --format json --fail-on never`), each
 by a hit and its near miss in `fixtures/decisions/` (issue 32):
 
 1. Nobody may open (`qdan`, `openers = jacks`): when no player dealt in holds openers the hand is redealt,
@@ -11,6 +11,8 @@ by a hit and its near miss in `fixtures/decisions/` (issue 32):
 3. The button on a redeal stays on its seat even when that seat's player left (all-in on the ante, his chips in
    the carried pot); moving it is `BUTTON_MOVE`. (`redeal-button-*`)
 4. In `points` mode the points on a seat line are its stack: a wrong carry is `STACK_CONTINUITY`. (`points-*`)
+5. A first round nobody could act in (the forced bets left at most one player able to bet) is not one everyone
+   checked: the hand plays on to the draw, and a redeal there is `REDEAL`. (`nobody-to-act-*`)
 
 A hit's expectation names exactly the findings it must give: every violation or error found is one of its
 `must_include` (hand and rule), and a `msg_id`, where given, says which reason. A near miss is clean and, at any
@@ -63,7 +65,7 @@ def test_decision_fixture(case: Path) -> None:
 
 def test_every_decision_has_a_hit_and_a_near_miss() -> None:
     """Point 1 under both `second-round-starts` values (nobody could open; someone could and all checked), and
-    points 2-4: each a hit and a clean near miss."""
+    points 2-5: each a hit and a clean near miss."""
     clean = {p.stem for p in CASES if expectation(p).get("clean")}
     hits = {p.stem for p in CASES if not expectation(p).get("clean")}
     for variant in ("lob", "opener"):
@@ -71,7 +73,7 @@ def test_every_decision_has_a_hit_and_a_near_miss() -> None:
                 else f"openers-held-{variant}-draw"} <= clean
         assert {f"openers-nobody-{variant}-draw", f"openers-held-{variant}-draw" if variant == "opener"
                 else f"openers-held-{variant}-redeal"} <= hits
-    for prefix in ("all-in-", "redeal-button-", "points-"):
+    for prefix in ("all-in-", "redeal-button-", "points-", "nobody-to-act-"):
         assert any(s.startswith(prefix) for s in clean) and any(s.startswith(prefix) for s in hits), prefix
 
 

@@ -56,6 +56,7 @@ def open_round(st: HandState, street: str, line: int) -> None:
     # (every pending player can act: with two pending, two can)
     if len(pending) <= 1 and count_able(st) <= 1 and (nothing_to_call(rnd, pending) or only_all_ins_left(st, rnd)):
         rnd.pending = set()
+        rnd.nobody_to_act = True
     st.next_to_act = round_start(st, street)
 
 

@@ -193,10 +193,11 @@ def check_redeal(st: HandState, redeal: bool) -> Finding | None:
 def redeal_state(st: HandState) -> tuple[bool, bool, bool, bool | None]:
     """What decides a redeal: whether the hand must end in one, whether that is because nobody dealt in held
     openers (``openers = jacks``), whether everyone checked the first round (no bet, no fold), and whether anyone
-    held openers (``None``: some dealt hand is unknown)."""
+    held openers (``None``: some dealt hand is unknown). A first round nobody could act in (the forced bets left
+    at most one player able to bet) is not one everyone checked: nobody did, and the hand plays on."""
     prof = st.profile
     first = st.rounds.get("first")
-    everyone_checked = first is not None and not first.any_bet and not first.any_fold
+    everyone_checked = first is not None and not first.any_bet and not first.any_fold and not first.nobody_to_act
     held = could_open(st) if prof.openers_jacks else True
     nobody = held is False and not st.points_mode
     required = nobody or (everyone_checked and prof.all_check_redeal and not st.points_mode)
