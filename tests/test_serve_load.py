@@ -241,6 +241,154 @@ def test_load_idle_sockets_and_a_heavy_club_at_once(served: tuple[LiveServer, di
     assert explained and set(explained) <= {200, 404, 503} and 200 in explained and 404 in explained
 
 
+def answers_of(sockets: list[socket.socket], limit: float) -> list[bytes]:
+    """What the server answered on each socket until it closed it, waiting up to ``limit`` seconds in all (b"": no
+    answer in time)."""
+    import selectors
+
+    deadline = time.monotonic() + limit
+    got = {sock: b"" for sock in sockets}
+    with selectors.DefaultSelector() as waiting:
+        for sock in sockets:
+            sock.setblocking(False)
+            waiting.register(sock, selectors.EVENT_READ)
+        while waiting.get_map() and time.monotonic() < deadline:
+            for key, _ in waiting.select(max(0.01, deadline - time.monotonic())):
+                sock = key.fileobj
+                assert isinstance(sock, socket.socket)
+                try:
+                    part = sock.recv(65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    part = b""
+                got[sock] += part
+                if not part:
+                    waiting.unregister(sock)
+    return [got[sock] for sock in sockets]
+
+
+def stalled(port: int, count: int, head: bytes) -> list[socket.socket]:
+    """``count`` connections that send ``head`` (a request head and the start of its body), then nothing."""
+    out = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        sock.sendall(head)
+        out.append(sock)
+    return out
+
+
+def test_slow_sign_in_forms_from_one_client_turn_no_club_away(served: tuple[LiveServer, dict[str, str], str]) -> None:
+    """The review's lock-out: 200 sign-in forms from one client whose bodies stall (no token needed). A stranger
+    has 8 requests in progress per address: those get 408 when the strangers' 10 s for a body are up, the others
+    503 at once; meanwhile another club at the same address is answered. A sign-in form that announces more than
+    4 KB is refused with 413 before a byte of it is sent."""
+    server, tokens, _ = served
+    head = (b"POST /signin HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            b"Content-Length: 200\r\n\r\ntoken=" % server.port)
+    started = time.monotonic()
+    sockets = stalled(server.port, IDLE, head)
+    try:
+        time.sleep(1)
+        status, _, body = server.request("GET", "/api/v1/uploads", headers=bearer(tokens["west"]), timeout=30)
+        assert status == 200, body[:200]
+        assert server.request("GET", "/healthz", timeout=30)[0] == 200
+        answers = answers_of(sockets, 20)
+    finally:
+        for sock in sockets:
+            sock.close()
+    took = time.monotonic() - started
+    statuses = [a[9:12] for a in answers]
+    assert set(statuses) <= {b"408", b"503"}, [a[:80] for a in answers if a[9:12] not in (b"408", b"503")][:3]
+    assert 1 <= statuses.count(b"408") <= 8 and took < 20, (statuses.count(b"408"), took)
+    assert all(b"did not arrive in time" in a for a in answers if a[9:12] == b"408")
+
+    oversized = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    try:
+        oversized.sendall(head.replace(b"Content-Length: 200", b"Content-Length: 100000"))
+        answer = answers_of([oversized], 5)[0]
+    finally:
+        oversized.close()
+    assert answer.startswith(b"HTTP/1.1 413") and b"4,096 bytes" in answer, answer[:300]
+
+
+def test_one_clubs_stalled_uploads_turn_no_other_club_away(served: tuple[LiveServer, dict[str, str], str]) -> None:
+    """200 uploads of one club whose bodies stall (a club's token lets a body take 15 minutes): 50 are in progress
+    at once, the others are answered 503 at once, and another club (at the same address) is answered meanwhile."""
+    server, tokens, _ = served
+    head = (b"POST /api/v1/uploads?name=slow.txt HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: text/plain\r\n"
+            b"Authorization: Bearer %s\r\nContent-Length: 1000\r\n\r\nSession: " % (server.port,
+                                                                                 tokens["north"].encode()))
+    sockets = stalled(server.port, IDLE, head)
+    try:
+        time.sleep(1)
+        status, _, body = server.request("GET", "/api/v1/uploads", headers=bearer(tokens["west"]), timeout=30)
+        assert status == 200, body[:200]
+        answers = answers_of(sockets, 3)
+        refused = [a for a in answers if a]
+        assert all(a.startswith(b"HTTP/1.1 503") and b"of this club" in a for a in refused), refused[:1]
+        assert len(refused) == IDLE - 50, len(refused)
+    finally:
+        for sock in sockets:
+            sock.close()
+    deadline = time.monotonic() + 10  # the closed uploads end as the server notices
+    while server.request("GET", "/api/v1/uploads", headers=bearer(tokens["north"]))[0] != 200:
+        assert time.monotonic() < deadline, "the club's closed uploads still count"
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def verdicts_log() -> bytes:
+    """1,861 simulated hands: under ``LARGE_LOG_HANDS``, so its page replays every hand for its verdicts (slow)."""
+    return subprocess.run([AUDIT, "simulate", "--profile", "home-open", "--sessions", "200", "--seed", "7"],
+                          capture_output=True, check=True).stdout
+
+
+def test_one_clubs_slow_pages_never_make_another_clubs_explanation_wait(
+        served: tuple[LiveServer, dict[str, str], str], verdicts_log: bytes,
+        small_logs: list[tuple[str, bytes]]) -> None:
+    """North keeps its two turns at the slow pool busy (its log's verdict page, again and again); west's hand
+    explained meanwhile starts at once, not when one of north's pages ends: a small part of north's page's time
+    (before, the pool had two threads and west waited for one of north's pages to end)."""
+    server, tokens, _ = served
+    north = server.upload([("verdicts.txt", verdicts_log)], tokens["north"])[0]
+    assert north["status"] in ("stored", "duplicate") and north["hands"] < 2000
+    west = server.upload([small_logs[-1]], tokens["west"])[0]
+    hand = re.findall(rb"^Hand #(\S+)", small_logs[-1][1], re.M)[-1].decode()
+    explain = f"/api/v1/uploads/{west['sha256']}/hands/{hand}/explain?format=json"
+    assert server.request("GET", explain, headers=bearer(tokens["west"]))[0] == 200
+    stop = threading.Event()
+    pages: list[float] = []
+
+    def north_reads() -> None:
+        while not stop.is_set():
+            started = time.monotonic()
+            status, _, _ = server.request("GET", f"/uploads/{north['sha256']}",
+                                          headers={"Cookie": f"audit_token={tokens['north']}"}, timeout=60)
+            assert status == 200
+            pages.append(time.monotonic() - started)
+
+    readers = [threading.Thread(target=north_reads, daemon=True) for _ in range(2)]
+    for reader in readers:
+        reader.start()
+    waits: list[float] = []
+    try:
+        time.sleep(1)
+        for _ in range(6):
+            started = time.monotonic()
+            status, _, body = server.request("GET", explain, headers=bearer(tokens["west"]), timeout=60)
+            waits.append(time.monotonic() - started)
+            assert status == 200, body[:200]
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        for reader in readers:
+            reader.join(60)
+    assert pages, "north's pages never ended"
+    page = sorted(pages)[len(pages) // 2]
+    assert sum(waits) / len(waits) < page / 8, (waits, pages)
+
+
 def test_a_dead_worker_is_replaced_and_the_upload_stored(tmp_path: Path,
                                                          small_logs: list[tuple[str, bytes]]) -> None:
     server = LiveServer(tmp_path / "workers.duckdb", "--workers", "2")
@@ -438,3 +586,57 @@ def test_audits_wait_for_memory_in_order() -> None:
         return seen
 
     assert asyncio.run(scenario()) == [("a", 60), ("b", 90), ("big", 250), ("c", 100), ("d", 100)]
+
+
+def test_the_guard_counts_requests_by_club_by_address_and_for_strangers() -> None:
+    """Each limit refuses with 503 only the requests it counts: a club's, an address's, the strangers' of an
+    address and of all addresses; ``/healthz`` is always answered; and every count is given back at the end."""
+    import asyncio
+
+    from audit.serve.guard import Guard
+
+    async def scenario() -> None:
+        release = asyncio.Event()
+
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            await release.wait()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"ok"})
+
+        guard = Guard(app, max_body=1000, read_timeout=1, body_deadline=5, max_requests=20,
+                      identify=lambda scope: dict(scope["headers"]).get(b"x-club", b"").decode() or None,
+                      club_requests=3, client_requests=5, stranger_requests=4, client_strangers=2)
+
+        async def call(address: str, club: str | None = None, path: str = "/x") -> int:
+            sent: list[int] = []
+
+            async def send(message: Any) -> None:
+                if message["type"] == "http.response.start":
+                    sent.append(message["status"])
+
+            async def receive() -> Any:
+                return {"type": "http.request", "body": b"", "more_body": False}
+
+            scope = {"type": "http", "method": "GET", "path": path, "client": (address, 1),
+                     "headers": [(b"x-club", club.encode())] if club else []}
+            await guard(scope, receive, send)
+            return sent[0]
+
+        held = [asyncio.create_task(call("10.0.0.1", "north")) for _ in range(3)]
+        held += [asyncio.create_task(call("10.0.0.1")) for _ in range(2)]
+        await asyncio.sleep(0.01)
+        assert await call("10.0.0.2", "north") == 503  # the club's 3
+        assert await call("10.0.0.1") == 503  # the address's strangers: 2
+        assert await call("10.0.0.1", "east") == 503  # the address's 5
+        held += [asyncio.create_task(call("10.0.0.2", "east")), asyncio.create_task(call("10.0.0.2")),
+                 asyncio.create_task(call("10.0.0.3"))]
+        await asyncio.sleep(0.01)
+        assert await call("10.0.0.4") == 503  # the strangers' 4, from every address
+        release_later = asyncio.get_running_loop().call_later(0.05, release.set)
+        assert await call("10.0.0.1", path="/healthz") == 200
+        release_later.cancel()
+        release.set()
+        assert await asyncio.gather(*held) == [200] * len(held)
+        assert guard.counts == {} and guard.in_progress == 0
+
+    asyncio.run(scenario())

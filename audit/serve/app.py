@@ -19,7 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from audit import __version__
-from audit.serve.deps import LocalOnly, SignInNeeded
+from audit.serve.deps import LocalOnly, SignInNeeded, known_club
 from audit.serve.guard import Guard
 from audit.serve.models import Health
 from audit.serve.routers import api, pages, tables
@@ -91,7 +91,11 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
         return JSONResponse({"detail": "internal error; please report it"}, status_code=500)
 
     app.add_middleware(Guard, max_body=settings.max_upload, read_timeout=settings.read_timeout,
-                       body_deadline=settings.body_deadline, max_requests=settings.max_requests)
+                       body_deadline=settings.body_deadline, max_requests=settings.max_requests,
+                       identify=known_club, club_requests=settings.club_requests,
+                       client_requests=settings.client_requests, stranger_requests=settings.stranger_requests,
+                       client_strangers=settings.client_strangers, stranger_body=settings.stranger_body,
+                       stranger_deadline=settings.stranger_deadline)
     return app
 
 

@@ -5,13 +5,22 @@
 - **Time:** a client that pauses longer than the read timeout while sending its body, or takes longer than the
   body deadline in all, gets 408; the writer never waits for a client (an upload is queued only once it has
   arrived and been audited).
+- **Strangers** (a request with no valid token; with no token defined, one not from this machine): its body may
+  hold ``stranger_body`` bytes and must arrive within ``stranger_deadline`` seconds (413, 408). Only the sign-in
+  form is read before the club is known, so a larger ``Content-Length`` there is refused before a byte is read;
+  the other routes answer a stranger without reading its body. The club is known from the headers alone (the
+  ``Authorization: Bearer`` token, else the sign-in cookie), as the routes know it.
 - **Cross-site posts:** a request that changes something (not GET, HEAD or OPTIONS) and comes from a page of
   another site (its ``Origin``, or else its ``Referer``, is not this server) is refused with 403. The sign-in
   cookie is also ``SameSite=Strict``.
 - **A client that goes away** in the middle of its body: nothing was stored, nothing is answered.
 - **Requests in progress:** past ``max_requests`` at once, a request is answered 503 with ``Retry-After`` (only
   ``/healthz`` is always answered); connections that have not sent a whole request do not count (``protocol.py``
-  closes them).
+  closes them). Within that limit, one club has at most ``club_requests`` in progress, one client address
+  (``X-Forwarded-For`` behind the proxy) ``client_requests``, strangers ``stranger_requests`` in all and
+  ``client_strangers`` from one address; past its own limit a request is answered 503 too, and the others never
+  notice. ``client_requests`` is above ``club_requests + client_strangers``, so one club and the strangers of
+  an address together still leave room for another club at that address (a proxy on this machine, the tests).
 - **Headers:** a Content-Security-Policy on every response (the routes that send the dispute page set their own,
   with the hashes of its inline style and script), and ``nosniff``, ``Referrer-Policy``, ``X-Frame-Options``.
 """
@@ -59,54 +68,104 @@ class BodyRefused(Exception):
     """The body broke the size limit or the time limits (the guard answers for the route)."""
 
 
+STRANGER_BODY_PATHS = frozenset({"/signin"})
+"""The routes that read a body before they know the club (the sign-in form)."""
+
+
 class Guard:
-    """The middleware: limits on the body, the cross-site check, security headers."""
+    """The middleware: limits on the body and on the requests in progress, the cross-site check, security
+    headers. ``identify(scope)`` is the club a request acts for, from its headers (``None``: a stranger)."""
 
     def __init__(self, app: ASGIApp, max_body: int, read_timeout: float, body_deadline: float,
-                 max_requests: int = 200) -> None:
+                 max_requests: int = 200, identify: Callable[[Scope], str | None] | None = None,
+                 club_requests: int = 50, client_requests: int = 64, stranger_requests: int = 32,
+                 client_strangers: int = 8, stranger_body: int = 4096, stranger_deadline: float = 10.0) -> None:
         self.app = app
         self.max_body = max_body
         self.read_timeout = read_timeout
         self.body_deadline = body_deadline
         self.max_requests = max_requests
+        self.identify = identify or (lambda scope: None)
+        self.club_requests = club_requests
+        self.client_requests = client_requests
+        self.stranger_requests = stranger_requests
+        self.client_strangers = client_strangers
+        self.stranger_body = stranger_body
+        self.stranger_deadline = stranger_deadline
         self.in_progress = 0
+        self.counts: dict[tuple[str, str], int] = {}
+        """Requests in progress by ``("club", name)``, ``("client", address)``, ``("stranger", address)`` and
+        ``("strangers", "")``."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.in_progress >= self.max_requests and scope.get("path") != "/healthz":
-            await refuse(scope, send, 503, "", "the service is answering too many requests at once; retry later",
-                         retry_after=1)
+        if scope.get("path") == "/healthz":
+            await self._guarded(scope, receive, send, "")
+            return
+        club = self.identify(scope)
+        client = str((scope.get("client") or ("",))[0])
+        keys = [("client", client)]
+        keys += [("club", club)] if club is not None else [("stranger", client), ("strangers", "")]
+        refusal = self._refusal(keys)
+        if refusal is not None:
+            await refuse(scope, send, 503, "", refusal, retry_after=1)
             return
         self.in_progress += 1
+        for key in keys:
+            self.counts[key] = self.counts.get(key, 0) + 1
         try:
-            await self._guarded(scope, receive, send)
+            await self._guarded(scope, receive, send, club)
         finally:
             self.in_progress -= 1
+            for key in keys:
+                self.counts[key] -= 1
+                if not self.counts[key]:
+                    del self.counts[key]
 
-    async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def _refusal(self, keys: list[tuple[str, str]]) -> str | None:
+        """Why a request with these counts may not start now (``None``: it may)."""
+        if self.in_progress >= self.max_requests:
+            return "the service is answering too many requests at once; retry later"
+        limits = {"client": (self.client_requests, "from this address"),
+                  "club": (self.club_requests, "of this club"),
+                  "stranger": (self.client_strangers, "without a valid token from this address"),
+                  "strangers": (self.stranger_requests, "without a valid token")}
+        for key in keys:
+            limit, whose = limits[key[0]]
+            if self.counts.get(key, 0) >= limit:
+                return f"too many requests {whose} are in progress at once; retry later"
+        return None
+
+    async def _guarded(self, scope: Scope, receive: Receive, send: Send, club: str | None) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         method = scope["method"]
         if method not in SAFE_METHODS and not same_origin(scope, headers):
             await refuse(scope, send, 403, "serve.cross_site")
             return
+        stranger = club is None
+        max_body = self.stranger_body if stranger else self.max_body
         length = headers.get("content-length")
         if length is not None:
             if not length.isdigit():
                 await refuse(scope, send, 400, "", "Content-Length is not a number")
                 return
-            if int(length) > self.max_body:
-                await refuse(scope, send, 413, "serve.too_large", limit=size_words(self.max_body))
+            if int(length) > self.max_body or (stranger and scope.get("path") in STRANGER_BODY_PATHS
+                                               and int(length) > max_body):
+                await refuse(scope, send, 413, "serve.too_large", limit=size_words(max_body))
                 return
-        await _Exchange(self, scope, receive, send).run()
+        deadline = min(self.body_deadline, self.stranger_deadline) if stranger else self.body_deadline
+        await _Exchange(self, scope, receive, send, max_body, deadline).run()
 
 
 class _Exchange:
     """One request through the guard."""
 
-    def __init__(self, guard: Guard, scope: Scope, receive: Receive, send: Send) -> None:
+    def __init__(self, guard: Guard, scope: Scope, receive: Receive, send: Send, max_body: int,
+                 body_deadline: float) -> None:
         self.guard = guard
+        self.max_body = max_body
         self.scope = scope
         self._receive = receive
         self._send = send
@@ -115,7 +174,7 @@ class _Exchange:
         self.refusal: tuple[int, str, dict[str, Any]] | None = None
         self.started = False
         self.replaced = False
-        self.deadline = asyncio.get_running_loop().time() + guard.body_deadline
+        self.deadline = asyncio.get_running_loop().time() + body_deadline
 
     async def run(self) -> None:
         from starlette.requests import ClientDisconnect
@@ -142,8 +201,8 @@ class _Exchange:
             raise BodyRefused() from None
         if message["type"] == "http.request":
             self.received += len(message.get("body", b""))
-            if self.received > self.guard.max_body:
-                self.refusal = (413, "serve.too_large", {"limit": size_words(self.guard.max_body)})
+            if self.received > self.max_body:
+                self.refusal = (413, "serve.too_large", {"limit": size_words(self.max_body)})
                 raise BodyRefused()
             if not message.get("more_body", False):
                 self.body_done = True

@@ -10,7 +10,9 @@ wait:
   audited at once (a larger log alone), the rest wait their turn;
 - **explanations** (threads): a hand's dispute page, a log's verdicts, a report; each club runs at most
   ``club_running`` of them at once and ``club_waiting`` more wait, for ``queue_wait`` seconds at most: past
-  either, the club is answered 503 with ``Retry-After`` (``Busy``) and the other clubs never notice.
+  either, the club is answered 503 with ``Retry-After`` (``Busy``) and the other clubs never notice. The pool
+  has ``club_running + 1`` threads, so one club's jobs never fill it: another club's job finds a thread free
+  (when two clubs both run theirs, a third club's job waits for the first thread to finish).
 
 The parsers and the engine are safe in threads. The routes await its methods and never reach into the engine.
 """
@@ -66,6 +68,19 @@ class Settings:
     moment it opens or its first byte arrives; then it is closed."""
     max_requests: int = 200
     """Most requests in progress at once (503 above); connections waiting for a request head do not count."""
+    club_requests: int = 50
+    """Most requests of one club in progress at once (503 above): one club never takes every turn."""
+    client_requests: int = 64
+    """Most requests from one client address in progress at once (503 above); above ``club_requests`` plus
+    ``client_strangers``, so that clubs behind one address (a proxy on this machine) still get in."""
+    stranger_requests: int = 32
+    """Most requests without a valid token in progress at once, from all addresses (503 above)."""
+    client_strangers: int = 8
+    """Most requests without a valid token from one address in progress at once (503 above)."""
+    stranger_body: int = 4096
+    """Largest body of a request without a valid token, in bytes (a sign-in form is a few hundred; 413 above)."""
+    stranger_deadline: float = 10.0
+    """Longest time, in seconds, to receive the whole body of a request without a valid token (408 after it)."""
     max_connections: int = 2000
     """Most open connections: past it, the oldest one that has not sent a whole request head is closed."""
     club_running: int = 2
@@ -260,7 +275,10 @@ class Service:
         self._db = ServiceDB(self.settings.db)
         self._writer = Writer(self._db.new_cursor())
         self._reads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="audit-read")
-        self._explains = ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit-explain")
+        # one thread more than a club may run at once: a club whose turn comes finds a thread free, whatever one
+        # other club keeps running (with 2 threads, one club's 2 jobs held both and the other clubs' waited)
+        self._explains = ThreadPoolExecutor(max_workers=self.settings.club_running + 1,
+                                            thread_name_prefix="audit-explain")
         self._audits = ThreadPoolExecutor(max_workers=2, thread_name_prefix="audit-work")
         self._pool = self._new_pool() if self.settings.workers > 1 else self._audits
         from audit.serve.control import ControlServer
