@@ -403,10 +403,11 @@ def open_input(path: str, name: str) -> BinaryIO:
     return cast(BinaryIO, _PipeReader(fd, head))
 
 
-def read_text_blocks(text: str, file: str = "<text>") -> Iterator[RawBlock]:
-    """Blocks of a string already decoded (tests, notebooks)."""
+def read_text_blocks(text: str, file: str = "<text>", first_line: int = 1) -> Iterator[RawBlock]:
+    """Blocks of a string already decoded (tests, notebooks); ``first_line``: the file line number of the text's
+    first line (a part of a file, such as the live table's hand in play after the hands played)."""
     lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return split_blocks(lines, file)  # the same line ends as a file (not str.splitlines's \f, \x85 …)
+    return split_blocks(lines, file, first_line)  # the same line ends as a file (not str.splitlines's \f, \x85 …)
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:

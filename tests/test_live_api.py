@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -205,3 +206,69 @@ def test_a_hand_stored_stays_as_stored_after_an_undo_and_a_restart(tmp_path: Pat
         assert again.request("POST", f"/api/v1/tables/{tid}/events", json.dumps(claim).encode(), headers)[0] == 400
     finally:
         assert again.stop() == 0
+
+
+@pytest.mark.parametrize("path", ["", "/{tid}/events", "/{tid}/undo", "/{tid}/close"])
+def test_json_nested_thousands_deep_is_400_and_a_large_body_413(north: Client, path: str) -> None:
+    tid = north.ok("POST", "/api/v1/tables", {"name": "Casa", "seats": SEATS, "button": 3}, want=201)["id"]
+    url = "/api/v1/tables" + path.format(tid=tid)
+    nested = b"[" * 30000 + b"]" * 30000  # (under the routes' 64 KB: the parser, not the size, refuses it)
+    status, _, raw = north.server.request("POST", url, nested, north.headers)
+    assert status == 400 and json.loads(raw)["detail"] == "the body must be JSON"
+    status, _, raw = north.server.request("POST", url, b" " * (64 * 1024 + 1), north.headers)
+    assert status == 413 and "65,536 bytes" in json.loads(raw)["detail"]
+    assert north.server.request("GET", "/healthz")[0] == 200
+    assert north.ok("GET", f"/api/v1/tables/{tid}")["version"] == 0  # nothing changed
+
+
+@pytest.mark.parametrize("name", ["Session", "Profile", "Option", "Cards", "Seat", "Table", "Hand", "Total",
+                                  "Uncalled", "Pot", "PokerStars", "1", "12", "0", "¹", "²", "٣"])
+def test_a_name_the_log_would_read_as_another_line_is_refused(north: Client, name: str) -> None:
+    before = north.ok("GET", "/api/v1/tables")
+    seats = [{"seat": 1, "player": name, "chips": 100}, {"seat": 2, "player": "Zed", "chips": 100}]
+    status, got = north.call("POST", "/api/v1/tables", {"name": "Casa", "seats": seats, "button": 1})
+    assert status == 400 and "would read as another line" in got["detail"], (status, got)
+    assert north.ok("GET", "/api/v1/tables") == before  # nothing stored
+
+
+def test_a_long_table_does_not_hold_another_clubs_requests(north: Client, south: Client) -> None:
+    """Heads-up folds: each entry plays out a hand. North's undo (and entries) run in north's turn, off the event
+    loop, so south's requests meanwhile answer as quickly as ever (the undo replayed every entry on the event loop,
+    and south waited for all of it)."""
+    seats = [{"seat": 1, "player": "A", "chips": 10 ** 8}, {"seat": 2, "player": "B", "chips": 10 ** 8}]
+    opened = north.ok("POST", "/api/v1/tables", {"name": "Long", "profile": "stripped32", "seats": seats,
+                                                 "button": 1}, want=201)
+    tid, state = opened["id"], opened["state"]
+    for _ in range(400):
+        state = north.ok("POST", f"/api/v1/tables/{tid}/events", {"player": state["to_act"], "action": "fold"})["state"]
+    state = north.ok("POST", f"/api/v1/tables/{tid}/events", {"player": state["to_act"], "action": "call"})["state"]
+    north_took: list[float] = []
+    south_took: list[float] = []
+    done = threading.Event()
+
+    def south_asks() -> None:
+        while not done.is_set():
+            for path in ("/api/v1/uploads", "/healthz"):
+                t0 = time.monotonic()
+                assert south.call("GET", path)[0] == 200
+                south_took.append(time.monotonic() - t0)
+            time.sleep(0.02)
+
+    asking = threading.Thread(target=south_asks)
+    asking.start()
+    try:
+        time.sleep(0.2)
+        for _ in range(3):
+            t0 = time.monotonic()
+            state = north.ok("POST", f"/api/v1/tables/{tid}/undo")
+            north_took.append(time.monotonic() - t0)
+            t0 = time.monotonic()
+            state = north.ok("POST", f"/api/v1/tables/{tid}/events", {"player": state["to_act"], "action": "call"})
+            north_took.append(time.monotonic() - t0)
+        time.sleep(0.2)
+    finally:
+        done.set()
+        asking.join()
+    assert state["state"]["hand"] == "401"
+    # south never waits for north's table: at most a second (a slow machine), or a third of north's slowest step
+    assert max(south_took) < max(1.5, max(north_took) / 3), (max(south_took), north_took)

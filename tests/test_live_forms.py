@@ -92,3 +92,25 @@ def test_another_clubs_or_no_table_is_not_found(client: TestClient) -> None:
     assert client.post("/tables/nope", data={"act": "fold"}, headers=FORM).status_code == 404
     r = client.post("/tables?lang=es", data={"name": "", "player1": "Ana", "chips1": "5"}, headers=FORM)
     assert r.status_code == 400 and 'class="problem"' in r.text
+
+
+@pytest.mark.parametrize("digit", ["²", "٣", "1²"])
+def test_a_number_in_other_digits_is_refused_as_any_other_bad_number(client: TestClient, digit: str) -> None:
+    """``"²".isdigit()`` is true but ``int("²")`` fails: the forms take ASCII digits only."""
+    seats = {"name": "Casa", "profile": "home-open", "player1": "Ana", "chips1": "50", "player2": "Beto",
+             "chips2": "50"}
+    for form in ({**seats, "chips1": digit}, {**seats, "button": digit}, {**seats, "small_blind": digit}):
+        r = client.post("/tables?lang=en", data=form, headers=FORM, follow_redirects=False)
+        assert r.status_code == 400 and 'class="problem"' in r.text, form
+    tid = client.post("/api/v1/tables", json={"name": "Casa", "seats": SEATS, "button": 3}).json()["id"]
+    for form in ({"player": "Ana", "act": f"bet:{digit}"}, {"player": "Ana", "act": "other", "verb": "bet",
+                                                              "to": digit}):
+        r = client.post(f"/tables/{tid}?lang=en", data=form, headers=FORM)
+        assert r.status_code == 400 and "whole number" in r.text, form
+    r = client.post(f"/tables/{tid}?lang=en", data={"player": "Ana", "act": "check", "version": digit},
+                    headers=FORM, follow_redirects=False)
+    assert r.status_code == 303  # a version that is no number is no version: the entry applies as the table is
+    for path in ("undo", "close"):
+        assert client.post(f"/tables/{tid}/{path}?lang=en", data={"version": digit}, headers=FORM).status_code < 500
+    state = client.get(f"/api/v1/tables/{tid}").json()
+    assert (state["entries"], state["version"], state["closed"]) == (0, 3, True)  # checked, taken back, closed

@@ -326,3 +326,84 @@ def test_a_qdan_hand_nobody_can_bet_in_is_played_on_not_redealt() -> None:
     enter(t, ("Ana", "stand-pat"), ("Beto", "stand-pat"), ("Ana", "show", "As Ah Kd Kh 2c"),
           ("Beto", "show", "Qc Qd 3s 3c 2d"))
     assert t.hands[0].findings == [] and t.balances == {"Ana": 2010, "Beto": 0}
+
+
+@pytest.mark.parametrize("name", ["Session", "Profile", "Option", "Cards", "Seat", "Table", "Hand", "Total",
+                                  "Uncalled", "Pot", "Deck", "Dealt", "Dealer", "PokerStars", "FullTiltPoker",
+                                  "1", "12", "0", "007", "¹", "²", "٣", "٣٣"])
+def test_a_name_that_would_read_as_another_line_is_refused(name: str) -> None:
+    """Each of these, led a line the table writes (``Session: posts the ante 1``, ``12: folds``, ``Total collected
+    4 from pot``), read back as a preamble, a standings line, or a hand's fixed line: the table could not read
+    its own log."""
+    seats = [{"seat": 1, "player": name, "chips": 50}, {"seat": 2, "player": "Zed", "chips": 50}]
+    with pytest.raises(TableError, match="would read as another line"):
+        TableConfig.from_request({"name": "Casa", "seats": seats, "button": 1}, "s", "2026/12/03 21:00:00")
+
+
+@pytest.mark.parametrize("profile,options", [("home-open", {}), ("qdan", {}), ("qdan", {"mode": "points"}),
+                                             ("stripped32", {})])
+@pytest.mark.parametrize("name", ["Totals", "Seat1", "pot", "scores", "x1", "1x", "-1", "O'Neil", "Маша"])
+def test_names_near_those_words_play_a_session_that_audits_as_its_log(profile: str, options: dict[str, str],
+                                                                      name: str) -> None:
+    seats = [{"seat": 1, "player": name, "chips": 3 if options else 30}, {"seat": 2, "player": "Zed",
+                                                                          "chips": 3 if options else 30}]
+    table = Table(TableConfig.from_request({"name": "Casa", "profile": profile, "options": options, "seats": seats,
+                                            "button": 1}, "s", "2026/12/03 21:00:00"))
+    for i in range(60):
+        state = table.state()
+        if state["to_act"] is None:
+            break
+        act = state["allowed"]["actions"][i % len(state["allowed"]["actions"])]
+        table.apply({"player": state["to_act"], "action": act, "to": state["allowed"]["min_to"], "count": 1,
+                     "cards": ["As", "Kd", "Qh", "9c", "7s"] if i % 2 else ["2s", "2d", "5h", "9d", "Js"]})
+    while table.hand is not None and table.entries[table.hand.first_entry:]:
+        table.undo()  # (the hand in play, unfinished, taken back: the table closes)
+    table.close()
+    assert any(f.text.count(name) > 1 for f in table.hands)
+    assert table.verdict()["findings"] == [f.as_dict() for a in audit_text(table.log(), name=table.file)
+                                           for f in a.findings]
+    assert [f.findings for f in table.hands] == [a.findings for a in audit_text(table.log(), name=table.file)
+                                                 if a.result is not None]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_hand_is_judged_as_in_the_whole_log_and_undo_is_a_replay(seed: int) -> None:
+    """The table reads only the hand in play and keeps what the hands played out told the audit: every hand's
+    findings (line numbers, session rules) are those of the whole log's audit, and an undo leaves the table a
+    replay of the entries left would make."""
+    import random
+
+    rng = random.Random(seed)
+    profile = ("home-open", "qdan", "stripped32")[seed % 3]
+    seats = [{"seat": i + 1, "player": p, "chips": rng.randint(15, 40)} for i, p in enumerate(("Ana", "Beto", "Carla"))]
+    table = Table(TableConfig.from_request({"name": "Casa", "profile": profile, "seats": seats, "button": 3}, "s",
+                                           "2026/12/03 21:00:00"))
+    for step in range(200):
+        state = table.state()
+        if state["may_collect"] and rng.random() < 0.2:  # a claim, right or wrong (judged at once)
+            try:
+                table.apply({"player": rng.choice(["Ana", "Beto"]), "action": "collect", "to": rng.randint(1, 20)})
+            except EntryError:  # (a player who did not play the hand)
+                continue
+        elif state["to_act"] is None:
+            break
+        elif rng.random() < 0.1:
+            try:
+                table.undo()
+            except TableError:
+                continue
+            again = Table.replay(table.config, table.entries, sealed=table.sealed)
+            assert (table.state(), table.log()) == (again.state(), again.log()), step
+        else:  # mostly what is allowed, sometimes out of turn or under the minimum
+            who = state["to_act"] if rng.random() < 0.9 else rng.choice(["Ana", "Beto", "Carla"])
+            actions = state["allowed"]["actions"]
+            act = rng.choice(actions)
+            to = rng.choice([state["allowed"]["min_to"], state["allowed"]["max_to"], 1]) or 1
+            try:
+                table.apply({"player": who, "action": act, "to": to, "count": rng.randint(0, 3),
+                             "cards": rng.sample([r + s for r in "23456789TJQKA" for s in "cdhs"], 5)})
+            except EntryError:
+                continue
+    whole = [a.findings for a in audit_text(table.log(), name=table.file) if a.result is not None]
+    assert [f.findings for f in table.hands] == whole
+    assert any(f.line > 40 for fs in whole for f in fs) or len(table.hands) < 3

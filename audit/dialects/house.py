@@ -643,6 +643,14 @@ def _cards(key: str, start: int, end: int) -> tuple[str, ...]:
     return found if found is not None else cards_inside(key[start:end])
 
 
+def is_player_name(name: str) -> bool:
+    """Whether a line led by ``name`` reads as that player's line (``name: folds``, ``name collected 2 from
+    pot``): one word the patterns read as a name (``[\\w\\-.']+``) that is not the first word of another kind of
+    line (``Seat``, ``Session:``, a standings line's place ``12:``; any word of digits, ``²`` and ``٣`` too)."""
+    return (_NAME.fullmatch(name) is not None and not name.isdigit() and name not in _BY_FIRST_WORD
+            and name + ":" not in _BY_FIRST_WORD)
+
+
 def _plain_name(name: str, names: dict[str, str]) -> str:
     """``name`` when it is a player's name (the patterns' ``[\\w\\-.']+``) that cannot be read as the first word
     of another line (``Session:``, a standings line's ``12:`` …), so that a line led by it is the line its next

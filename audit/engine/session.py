@@ -120,6 +120,21 @@ class SessionTracker:
         self.last = result
         return out
 
+    def copy(self) -> SessionTracker:
+        """The session as it stands, apart from this one (feeding either leaves the other as it was): where a
+        caller may take a hand back and judge another in its place (the live table's claims)."""
+        other = SessionTracker(self.name, self.profile, self.file)
+        other.balances = dict(self.balances)
+        other.players = dict(self.players)
+        other.able = set(self.able)
+        other.after_gap = self.after_gap
+        other.last = self.last
+        other.hands_played = self.hands_played
+        other.ended = self.ended
+        other.ended_early = self.ended_early
+        other.blind_debts = self.blind_debts.copy()
+        return other
+
     def lost_hand(self) -> None:
         """A hand of the session could not be read: the next hand's stacks and button are taken as given."""
         self.after_gap = True
@@ -192,6 +207,15 @@ class BlindDebts:
         self.new: set[str] = set()  # joined after the first hand and not yet come in
         self.seen: set[str] = set()
         self.hands = 0
+
+    def copy(self) -> BlindDebts:
+        """What is owed as it stands, apart from this one."""
+        other = BlindDebts(self.profile)
+        other.owed = {p: set(kinds) for p, kinds in self.owed.items()}
+        other.new = set(self.new)
+        other.seen = set(self.seen)
+        other.hands = self.hands
+        return other
 
     def feed(self, result: HandResult, profile: Profile | None = None) -> list[Finding]:
         """Judge one hand's entry posts against what each player owed; then record what this hand's absentees

@@ -6,6 +6,6 @@ replays the hand in play with the engine after each entry and asks the engine's 
 knows about HTTP or a database: ``audit.serve.routers.tables`` stores the entries and serves the table.
 """
 
-from audit.live.table import EntryError, Table, TableConfig, TableError
+from audit.live.table import EntryError, Table, TableConfig, TableError, UnreadableLine
 
-__all__ = ["EntryError", "Table", "TableConfig", "TableError"]
+__all__ = ["EntryError", "Table", "TableConfig", "TableError", "UnreadableLine"]

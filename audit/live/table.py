@@ -10,7 +10,13 @@ rule); then the button moves (``audit.engine.session.next_button``) and the stac
 An entry that breaks a rule is written all the same: its findings are the engine's, at once. Only an entry that
 cannot be understood (an unknown player or action, a bet without an amount, a card that is no card) is
 refused with ``EntryError``. The table is the entries: ``Table.replay(config, entries)`` rebuilds it, which is
-how undo and a restart work.
+how a restart works; undo goes back to the table as it was before the hand in play's first entry (kept then)
+and makes the hand's other entries again.
+
+An entry costs the same in the first hand as in the thousandth: the hands played are fixed once played out, so
+the table keeps what the audit of the whole log knows after them (the line the next hand starts at, the
+session's state, ``audit.pipeline.FileContext``) and reads and judges only the hand in play, with the file line
+numbers and the session findings the whole log's audit gives it.
 """
 
 from __future__ import annotations
@@ -34,11 +40,12 @@ from audit.engine.table import blind_seats, ring_from_button
 from audit.errors import ProfileError
 from audit.findings import Finding
 from audit.model import Hand
-from audit.pipeline import Audited, audit_text
+from audit.pipeline import Audited, FileContext, audit_parsed, audit_text
 from audit.pots import build_pots, odd_chip_order
 from audit.profile import Profile, load_profile
 from audit.dialects.dispatch import parse_block
-from audit.read import read_text_blocks
+from audit.dialects.house import is_player_name
+from audit.read import block_kind, read_text_blocks
 
 ACTIONS: Final = ("fold", "check", "call", "bet", "raise", "draw", "stand-pat", "show", "muck", "collect",
                   "offer-parole", "accept-parole", "decline-parole")
@@ -58,6 +65,20 @@ class TableError(ValueError):
 
 class EntryError(ValueError):
     """An entry that cannot be understood: an unknown player or action, a missing or impossible amount."""
+
+
+class UnreadableLine(TableError):
+    """The table wrote a line its own reader takes for another (a player's name that ``from_request`` should
+    have refused): the entry is not made, and the table held in memory is to be rebuilt from what was stored."""
+
+
+def reads_as_a_name(player: str) -> bool:
+    """Whether every line the table writes led by ``player`` (``player: folds``, ``player collected 2 from pot``,
+    ``player scores 1 point``) reads back as that player's line: not a preamble keyword (``Session:``,
+    ``Profile:``, ``Option:``, ``Cards:``), not a hand's or a site's first word (``Hand``, ``Table``, ``Seat``,
+    ``Total``, ``Uncalled``, ``PokerStars`` ...), not a standings line's place (any word of digits)."""
+    return (is_player_name(player) and block_kind(f"{player}: folds") == "unknown"
+            and block_kind(f"{player} collected 1 from pot") == "unknown")
 
 
 @dataclass(frozen=True)
@@ -108,6 +129,9 @@ class TableConfig:
                 raise TableError("seat: a number from 1 to 10")
             if not isinstance(player, str) or not NAME.match(player) or len(player) > 40:
                 raise TableError("player: one word of letters, digits, _ - . '")
+            if not reads_as_a_name(player):
+                raise TableError(f"player: {player!r} would read as another line of the log (a word such as "
+                                 "Seat, Session or Total, or a number): choose another name")
             if type(chips) is not int or not 0 <= chips < MAX_CHIPS:
                 raise TableError("chips: a whole number of chips above 0 (of points, in points mode)")
             seats.append((seat, player, chips))
@@ -164,6 +188,8 @@ class FinishedHand:
     before_settling: _HandInPlay | None = None  # the hand as it was when the table settled it
     claims: tuple[tuple[str, int], ...] = ()  # the host's ``collect`` entries, in order
     claims_from: int = -1  # the index of the first of them in ``Table.entries``
+    end_line: int = 0  # the log's line count through this hand (the next hand starts two lines on)
+    context_before: FileContext | None = None  # what the audit of the log knew before this hand (kept, not fed)
 
 
 class Table:
@@ -182,7 +208,11 @@ class Table:
         self.file = f"table-{config.session}.txt"
         stacks = {p: c for _, p, c in config.seats}
         self.hand: _HandInPlay | None = None
+        self._preamble_lines = self.preamble().count("\n")
+        self._context = self._audit_context()  # the audit's state after the preamble and the hands played
+        self._checkpoint: dict[str, Any] | None = None  # the table before the entries undo may take back
         self._deal(1, config.button, stacks, 0, config.opened_at, 0)
+        self._keep_checkpoint()
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -272,18 +302,26 @@ class Table:
         self._advance(when)  # nobody may be able to act: all but one all-in with the forced bets
 
     # ------------------------------------------------------------------ the engine on the hand in play
-    def _played_text(self) -> str:
-        return "\n".join([self.preamble()] + [f.text for f in self.hands])
+    def _audit_context(self) -> FileContext:
+        """What ``audit_text`` knows of the log after its preamble (the profile, its options, the session)."""
+        default = load_profile("home-open")  # (audit_text's default: the preamble names the profile)
+        ctx = FileContext(default, default, None, None)
+        for block in read_text_blocks(self.preamble(), self.file):
+            audit_parsed(parse_block(block), block, ctx)
+        return ctx
+
+    def _next_line(self) -> int:
+        """The file line number of the hand in play's first line (after the preamble, the hands played and the
+        blank line before it, as ``log`` writes them)."""
+        return (self.hands[-1].end_line if self.hands else self._preamble_lines) + 2
 
     def engine_state(self) -> tuple[HandState, Hand]:
         """The engine's state after the last line of the hand in play (file line numbers of the whole log)."""
         assert self.hand is not None
-        before = self._played_text()
-        text = before + "\n" + self._hand_text(self.hand)
-        blocks = list(read_text_blocks(text, self.file))
+        blocks = list(read_text_blocks(self._hand_text(self.hand), self.file, self._next_line()))
         parsed = parse_block(blocks[-1])
-        if type(parsed) is not Hand:  # pragma: no cover - the table writes only lines it can read
-            raise AssertionError(f"the table wrote a line it cannot read: {parsed}")
+        if type(parsed) is not Hand:  # the table writes only lines it can read (``reads_as_a_name``)
+            raise UnreadableLine(f"the table wrote a line it cannot read: {parsed}")
         hand = parsed._replace(shows_all_cards=False)
         st = start(hand, self.profile, self.config.session)
         for item in hand.body:
@@ -295,6 +333,11 @@ class Table:
         """One entry: its line written, the hand carried on as far as nobody has to tap; the findings it made
         (those of its line and of the lines the table wrote after it). ``EntryError`` when it cannot be
         understood, ``TableError`` when the table takes no entry (closed, or the session is over)."""
+        found = self._apply(entry)
+        self._keep_checkpoint()
+        return found
+
+    def _apply(self, entry: dict[str, Any]) -> list[Finding]:
         if self.closed:
             raise TableError("the table is closed")
         if len(self.entries) >= MAX_ENTRIES:
@@ -339,6 +382,8 @@ class Table:
         if type(to) is not int or not 0 < to < MAX_CHIPS:
             raise EntryError("to: the chips the player collected, a whole number above 0")
         self.hands.pop()
+        assert last.context_before is not None
+        self._context = _copy_context(last.context_before)  # (a copy: the hand kept may be undone back to)
         claims_from = last.claims_from if last.claims else len(self.entries)
         self.entries.append(clean)
         h = last.before_settling
@@ -477,11 +522,20 @@ class Table:
                         h.lines.append(f"{p} collected {amount} from {where}")
             h.lines += ["*** SUMMARY ***", f"Total pot {result.pot_total} | Rake 0"]
         text = self._hand_text(h)
-        audited = [a for a in audit_text(self._played_text() + "\n" + text, name=self.file)]
-        last: Audited = audited[-1]
-        assert last.result is not None
+        first = self._next_line()
+        before = _copy_context(self._context)
+        # the hand judged as ``audit_text`` judges it in the whole log: after the hands played (``_context``)
+        last: Audited | None = None
+        for block in read_text_blocks(text, self.file, first):
+            audited = audit_parsed(parse_block(block), block, self._context)
+            if audited is not None:
+                last = audited
+        if last is None or last.result is None:
+            self._context = before
+            raise UnreadableLine(f"the table wrote a hand it cannot read: {last.findings if last else text!r}")
         played = FinishedHand(h.number, text, last.findings, last.result, len(self.entries) - h.first_entry,
-                              last.result.redeal, snapshot, claims, claims_from)
+                              last.result.redeal, snapshot, claims, claims_from, first + text.count("\n") - 1,
+                              before)
         self.hands.append(played)
         self.hand = None
         self.claims_open = not played.redeal and played.number > self.sealed
@@ -501,21 +555,38 @@ class Table:
         carried = last.result.pot_total if played.redeal else 0
         self._deal(h.number + 1, button, stacks, carried, when, claims_from if claims else len(self.entries))
 
+    def _undo_from(self) -> int:
+        """The index in ``entries`` of the first entry undo may take back: the hand in play's first, or the first
+        ``collect`` claim of the hand just played out (``len(entries)``: none)."""
+        h = self.hand
+        if h is not None:
+            return h.first_entry
+        if self.claims_open and self.hands and self.hands[-1].claims:
+            return self.hands[-1].claims_from
+        return len(self.entries)
+
+    def _keep_checkpoint(self) -> None:
+        """Keep the table as it is when undo has nothing to take back: undo starts again from here."""
+        if not self.closed and len(self.entries) == self._undo_from():
+            self._checkpoint = _copy_state(self.__dict__)
+
     def undo(self) -> None:
         """Take back the last entry of the hand in play, or the last ``collect`` claim of the hand just played
         out (a hand stored stays as stored)."""
         if self.closed:
             raise TableError("the table is closed")
-        h = self.hand
-        if h is not None:
-            first = h.first_entry
-        elif self.claims_open and self.hands and self.hands[-1].claims:
-            first = self.hands[-1].claims_from
-        else:
-            first = len(self.entries)
+        first = self._undo_from()
         if len(self.entries) <= first:
             raise TableError("there is no entry to take back in this hand")
-        rebuilt = Table.replay(self.config, self.entries[:-1], sealed=self.sealed)
+        sealed, kept, again = self.sealed, self._checkpoint, self.entries[first:-1]
+        if kept is not None and len(kept["entries"]) == first:
+            self.__dict__.update(_copy_state(kept))  # the table before the hand's first entry, as it was
+            self._checkpoint = kept
+            for entry in again:
+                self.apply(entry)
+            self.seal(sealed)
+            return
+        rebuilt = Table.replay(self.config, self.entries[:-1], sealed=sealed)  # (no checkpoint: from the start)
         self.__dict__.update(rebuilt.__dict__)
 
     def close(self) -> dict[str, Any]:
@@ -590,6 +661,28 @@ class Table:
             "unchecked": list(checks_not_made(hand)),
         })
         return base
+
+
+def _copy_context(ctx: FileContext) -> FileContext:
+    """``ctx`` apart from itself: feeding a hand to either leaves the other as it was."""
+    return FileContext(ctx.default_profile, ctx.profile, ctx.session.copy() if ctx.session is not None else None,
+                       None, ctx.shown_only)
+
+
+def _copy_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A table's attributes (``Table.__dict__``) apart from the table: what its entries change is copied (the
+    hands played out are never changed, only added or taken off)."""
+    out = {k: v for k, v in state.items() if k != "_checkpoint"}
+    out["entries"] = list(state["entries"])
+    out["hands"] = list(state["hands"])
+    out["balances"] = dict(state["balances"])
+    out["standings"] = list(state["standings"])
+    h = state["hand"]
+    if h is not None:
+        out["hand"] = _HandInPlay(h.number, h.button, dict(h.stacks), h.seat_of, h.carried, h.started_at,
+                                  list(h.lines), h.first_entry)
+    out["_context"] = _copy_context(state["_context"])
+    return out
 
 
 def new_findings(before: list[Finding], after: list[Finding]) -> list[Finding]:

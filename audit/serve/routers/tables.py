@@ -6,6 +6,12 @@ entry written by the service's one writer before it is answered, so a restart lo
 by replaying them. Every change bumps the table's ``version``; an entry made on another version is refused with
 409 (two phones cannot interleave). A hand played out is stored as the club's upload (``Service.upload``): its
 findings, reports and dispute page are those of any upload.
+
+A table's work (an entry, an undo, its state, closing it, rebuilding it after a restart) runs off the event loop
+in the club's turn of the explanations pool (``@slow``, ``Service.in_thread``), under the table's lock: one
+club's long table slows only that club. A change that may have been left half made there (the club's turn ran
+out while it ran, or the table wrote a line it cannot read) drops the table held in memory: the next request
+rebuilds it from its stored rows, once however many ask for it at the same time.
 """
 
 from __future__ import annotations
@@ -14,20 +20,27 @@ import asyncio
 import datetime as dt
 import json
 import secrets
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from audit.live import EntryError, Table, TableConfig, TableError
+from audit.live import EntryError, Table, TableConfig, TableError, UnreadableLine
 from audit.serve.db import transaction
 from audit.serve.deps import api_club, get_service, page_club
+from audit.serve.guard import size_words
 from audit.serve.models import Problem, errors
-from audit.serve.service import Service
+from audit.serve.service import Service, slow
 
 if TYPE_CHECKING:  # pragma: no cover
     import duckdb
+
+    from audit.findings import Finding
+
+T = TypeVar("T")
 
 router = APIRouter()
 API = "/api/v1/tables"
@@ -40,6 +53,8 @@ LIVE_TABLES = (
     "seq INTEGER NOT NULL, entry VARCHAR NOT NULL, PRIMARY KEY (club, table_id, seq))",
 )
 MAX_TABLES_LISTED = 200
+MAX_BODY = 64 * 1024
+"""The largest JSON body a table's route reads (a table is under 2 KB, an entry under 200 bytes): 413 above."""
 REFUSED: dict[int | str, dict[str, object]] = {
     400: {"model": Problem, "description": "An entry (or a table) that cannot be understood"},
     404: {"model": Problem, "description": "No such table of this club"},
@@ -68,6 +83,7 @@ class Tables:
     def __init__(self, service: Service) -> None:
         self.service = service
         self.held: dict[tuple[str, str], Held] = {}
+        self.loading: dict[tuple[str, str], asyncio.Future[Held]] = {}  # tables being rebuilt from their rows
         self.ready = False
 
     async def writer(self, job: Any) -> Any:
@@ -79,23 +95,78 @@ class Tables:
             self.ready = True
 
     async def get(self, club: str, table_id: str) -> Held:
-        """The club's table (404 for any other club's, or none)."""
+        """The club's table (404 for any other club's, or none), rebuilt from its rows when it is not held: once,
+        however many requests ask for it meanwhile."""
         await self.ensure_tables()
         key = (club, table_id)
         held = self.held.get(key)
         if held is not None:
             return held
+        loading = self.loading.get(key)
+        if loading is None:
+            loading = asyncio.ensure_future(self._load(club, table_id))
+            self.loading[key] = loading
+            loading.add_done_callback(lambda done: self._loaded(key, done))
+        return await asyncio.shield(loading)  # (a client that goes away does not stop the others' rebuild)
+
+    def _loaded(self, key: tuple[str, str], done: asyncio.Future[Held]) -> None:
+        if self.loading.get(key) is done:
+            del self.loading[key]
+        if not done.cancelled():
+            done.exception()  # (seen: a rebuild whose every client went away is not reported as never retrieved)
+
+    async def _load(self, club: str, table_id: str) -> Held:
         row = await self.service.in_thread(_read_table, self.service, club, table_id)
         if row is None:
             raise HTTPException(404, "no such table")
         config, version, closed, entries = row
         sealed = config.get("sealed", 0)  # hands stored with their claims before an undo took back the entry
-        table = await self.service.in_thread(Table.replay, TableConfig.from_json(config), entries, closed,
-                                             sealed if type(sealed) is int else 0)
-        held = self.held.get(key) or Held(table, version, asyncio.Lock(), set())
-        self.held[key] = held
-        await self.store_hands(club, table_id, held)  # a hand played out just before a restart
+        try:
+            table = await self.service.in_thread(_rebuild, TableConfig.from_json(config), entries, closed,
+                                                 sealed if type(sealed) is int else 0)
+        except TableError as exc:  # a table opened before its players' names were checked (UnreadableLine)
+            raise HTTPException(409, f"this table cannot be rebuilt from its entries: {exc}") from None
+        held = Held(table, version, asyncio.Lock(), set())
+        self.held[(club, table_id)] = held
+        async with held.lock:
+            await self.store_hands(club, table_id, held)  # a hand played out just before a restart
         return held
+
+    def drop(self, club: str, table_id: str, held: Held) -> None:
+        """Forget ``held`` (the next request rebuilds the table from its rows)."""
+        if self.held.get((club, table_id)) is held:
+            del self.held[(club, table_id)]
+
+    @asynccontextmanager
+    async def locked(self, club: str, table_id: str) -> AsyncIterator[Held]:
+        """The club's table under its lock (the one held when the lock is taken: one dropped meanwhile is rebuilt)."""
+        while True:
+            held = await self.get(club, table_id)
+            await held.lock.acquire()
+            if self.held.get((club, table_id)) is held:
+                break
+            held.lock.release()
+        try:
+            yield held
+        finally:
+            held.lock.release()
+
+    async def change(self, club: str, table_id: str, held: Held, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)``, a change of the table, in the club's turn. An entry that cannot be understood, or a
+        request the table's state does not take, changes nothing; any other way out (the club's turn ran out
+        while the work ran, a line the table cannot read) may leave it half made: the table is dropped."""
+        try:
+            return await self.service.in_thread(work, *args)
+        except EntryError:
+            raise
+        except UnreadableLine:
+            self.drop(club, table_id, held)
+            raise
+        except TableError:
+            raise
+        except BaseException:
+            self.drop(club, table_id, held)
+            raise
 
     async def store_hands(self, club: str, table_id: str, held: Held) -> list[dict[str, Any]]:
         """Each hand played out and not yet stored, as the club's upload."""
@@ -146,40 +217,104 @@ def tables_of(request: Request) -> Tables:
     return tables
 
 
-async def json_body(request: Request) -> Any:
+async def small_body(request: Request) -> bytes:
+    """The request's body, of ``MAX_BODY`` bytes at most (413 above, from its Content-Length or as it passes)."""
+    from audit.words import say
+
+    too_large = HTTPException(413, say("serve.too_large", "en", limit=size_words(MAX_BODY)))
+    length = request.headers.get("content-length", "")
+    if length.isascii() and length.isdigit() and int(length) > MAX_BODY:
+        raise too_large
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise too_large
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def read_json(body: bytes) -> Any:
     try:
-        return json.loads(await request.body())
-    except (ValueError, UnicodeDecodeError):
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):  # (RecursionError: arrays nested thousands deep)
         raise HTTPException(400, "the body must be JSON") from None
+
+
+async def json_body(request: Request) -> Any:
+    return read_json(await small_body(request))
 
 
 async def version_in(request: Request) -> object:
     """The ``version`` of an optional JSON body (undo, close)."""
-    body = await request.body()
+    body = await small_body(request)
     if not body.strip():
         return None
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        raise HTTPException(400, "the body must be JSON") from None
+    data = read_json(body)
     return data.get("version") if isinstance(data, dict) else None
 
 
-def state_of(table_id: str, held: Held) -> dict[str, Any]:
-    state = held.table.state()
+def state_of(table_id: str, held: Held, state: dict[str, Any]) -> dict[str, Any]:
+    """The table's ``state`` (``Table.state``, made in the club's turn) with its id and version."""
     state["id"] = table_id
     state["version"] = held.version
     return state
 
 
+# the table's work, in the club's turn of the explanations pool (``Service.in_thread``)
+@slow
+def _opened(config: TableConfig) -> tuple[Table, dict[str, Any]]:
+    table = Table(config)
+    return table, table.state()
+
+
+@slow
+def _rebuild(config: TableConfig, entries: list[dict[str, Any]], closed: bool, sealed: int) -> Table:
+    return Table.replay(config, entries, closed, sealed)
+
+
+@slow
+def _entered(table: Table, entry: dict[str, Any]) -> tuple[list[Finding], str, dict[str, Any]]:
+    findings = table.apply(entry)
+    return findings, json.dumps(table.entries[-1]), table.state()
+
+
+@slow
+def _undone(table: Table) -> dict[str, Any]:
+    table.undo()
+    return table.state()
+
+
+@slow
+def _closed(table: Table) -> tuple[dict[str, Any], dict[str, Any]]:
+    verdict = table.verdict() if table.closed else table.close()
+    return verdict, table.state()
+
+
+@slow
+def _state(table: Table) -> dict[str, Any]:
+    return table.state()
+
+
+@slow
+def _page(table: Table) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    return table.state(), table.verdict() if table.closed else None
+
+
+@slow
+def _log(table: Table) -> str:
+    return table.log()
+
+
 # ------------------------------------------------------------------------------------------ the operations
-async def open_table(tables: Tables, club: str, body: Any) -> tuple[str, Held]:
+async def open_table(tables: Tables, club: str, body: Any) -> tuple[str, Held, dict[str, Any]]:
     await tables.ensure_tables()
     table_id = secrets.token_hex(6)
     now = dt.datetime.now()
     try:
         config = TableConfig.from_request(body, table_id, now.strftime("%Y/%m/%d %H:%M:%S"))
-        table = Table(config)
+        table, state = await tables.service.in_thread(_opened, config)
     except TableError as exc:
         raise HTTPException(400, str(exc)) from None
     text = json.dumps(config.as_json())
@@ -190,7 +325,7 @@ async def open_table(tables: Tables, club: str, body: Any) -> tuple[str, Held]:
     await tables.writer(write)
     held = Held(table, 0, asyncio.Lock(), set())
     tables.held[(club, table_id)] = held
-    return table_id, held
+    return table_id, held, state
 
 
 async def store_change(tables: Tables, club: str, table_id: str, held: Held, sql: str, args: list[Any],
@@ -224,10 +359,11 @@ def check_version(held: Held, version: object) -> None:
                                  "look again before entering")
 
 
-async def add_entry(tables: Tables, club: str, table_id: str, body: Any) -> tuple[Held, list[Any], list[Any]]:
-    """One entry, stored before it is answered: (the table, its findings, the uploads of a hand played out)."""
-    held = await tables.get(club, table_id)
-    async with held.lock:
+async def add_entry(tables: Tables, club: str, table_id: str,
+                    body: Any) -> tuple[Held, list[Finding], list[Any], dict[str, Any]]:
+    """One entry, stored before it is answered: (the table, its findings, the uploads of a hand played out, the
+    table's state)."""
+    async with tables.locked(club, table_id) as held:
         if not isinstance(body, dict):
             raise HTTPException(400, "an entry is a JSON object")
         check_version(held, body.get("version"))
@@ -236,50 +372,56 @@ async def add_entry(tables: Tables, club: str, table_id: str, body: Any) -> tupl
         table = held.table
         seq = len(table.entries)
         try:
-            findings = table.apply(entry)
+            findings, text, state = await tables.change(club, table_id, held, _entered, table, entry)
         except EntryError as exc:
             raise HTTPException(400, str(exc)) from None
         except TableError as exc:
             raise HTTPException(409, str(exc)) from None
-        text = json.dumps(table.entries[-1])
         await store_change(tables, club, table_id, held, "INSERT INTO live_entries VALUES (?, ?, ?, ?)",
                            [club, table_id, seq, text])
         stored = await tables.store_hands(club, table_id, held)
-        return held, findings, stored
+        return held, findings, stored, state_of(table_id, held, state)
 
 
-async def undo_entry(tables: Tables, club: str, table_id: str, version: object) -> Held:
-    held = await tables.get(club, table_id)
-    async with held.lock:
+async def undo_entry(tables: Tables, club: str, table_id: str, version: object) -> tuple[Held, dict[str, Any]]:
+    async with tables.locked(club, table_id) as held:
         check_version(held, version)
         table = held.table
         seq = len(table.entries) - 1
         try:
-            table.undo()
+            state = await tables.change(club, table_id, held, _undone, table)
         except TableError as exc:
             raise HTTPException(409, str(exc)) from None
         # the hands stored stay as stored: the entry taken back may have been the one that closed their claims
         config = dict(table.config.as_json(), sealed=table.sealed) if table.sealed else None
         await store_change(tables, club, table_id, held, "DELETE FROM live_entries WHERE club = ? AND table_id = ? "
                            "AND seq = ?", [club, table_id, seq], config)
-        return held
+        return held, state_of(table_id, held, state)
 
 
-async def close_table(tables: Tables, club: str, table_id: str, version: object) -> tuple[Held, dict[str, Any]]:
-    held = await tables.get(club, table_id)
-    async with held.lock:
+async def close_table(tables: Tables, club: str, table_id: str,
+                      version: object) -> tuple[Held, dict[str, Any], dict[str, Any]]:
+    """Close the table (again: nothing changes): (the table, the session's verdict, the table's state)."""
+    async with tables.locked(club, table_id) as held:
         check_version(held, version)
         table = held.table
         if table.closed:
-            return held, table.verdict()
+            verdict, state = await tables.service.in_thread(_closed, table)
+            return held, verdict, state_of(table_id, held, state)
         try:
-            verdict = await tables.service.in_thread(table.close)
+            verdict, state = await tables.change(club, table_id, held, _closed, table)
         except TableError as exc:
             raise HTTPException(409, str(exc)) from None
         await store_change(tables, club, table_id, held, "UPDATE live_tables SET closed = true WHERE club = ? "
                            "AND table_id = ?", [club, table_id])
         await tables.store_hands(club, table_id, held)
-        return held, verdict
+        return held, verdict, state_of(table_id, held, state)
+
+
+async def table_state(tables: Tables, club: str, table_id: str) -> tuple[Held, dict[str, Any]]:
+    """The table's state, read under its lock (never in the middle of a change)."""
+    async with tables.locked(club, table_id) as held:
+        return held, state_of(table_id, held, await tables.service.in_thread(_state, held.table))
 
 
 # ------------------------------------------------------------------------------------------ the routes
@@ -288,8 +430,8 @@ async def create(request: Request, club: str = Depends(api_club)) -> JSONRespons
     """Open a table: `{"name", "profile", "options": {}, "seats": [{"seat", "player", "chips"}], "button"}`
     (and `small_blind` for the three blinds of stripped32) → 201 `{"id", "state"}`."""
     tables = tables_of(request)
-    table_id, held = await open_table(tables, club, await json_body(request))
-    return JSONResponse({"id": table_id, "state": state_of(table_id, held)}, status_code=201)
+    table_id, held, state = await open_table(tables, club, await json_body(request))
+    return JSONResponse({"id": table_id, "state": state_of(table_id, held, state)}, status_code=201)
 
 
 @router.get(API, tags=["tables"], responses=refusals(401, 403))
@@ -304,8 +446,7 @@ async def listed(request: Request, club: str = Depends(api_club)) -> list[dict[s
 async def show(request: Request, table_id: str, club: str = Depends(api_club)) -> dict[str, Any]:
     """The table's state: the hand, the street, whose turn (`to_act`), what that player may do (`allowed`), the
     stacks, the bets, the pots, the findings so far, and the `version` an entry must be made on."""
-    held = await tables_of(request).get(club, table_id)
-    return state_of(table_id, held)
+    return (await table_state(tables_of(request), club, table_id))[1]
 
 
 @router.post(API + "/{table_id}/events", tags=["tables"], responses=refusals(400, 401, 403, 404, 409))
@@ -314,22 +455,21 @@ async def event(request: Request, table_id: str, club: str = Depends(api_club)) 
     this entry made, and `stored` (the uploads of a hand it ended). 400 only for an entry that cannot be
     understood; 409 when `version` is not the table's."""
     body = await json_body(request)
-    held, findings, stored = await add_entry(tables_of(request), club, table_id, body)
-    return {"state": state_of(table_id, held), "findings": [f.as_dict() for f in findings], "stored": stored}
+    _, findings, stored, state = await add_entry(tables_of(request), club, table_id, body)
+    return {"state": state, "findings": [f.as_dict() for f in findings], "stored": stored}
 
 
 @router.post(API + "/{table_id}/undo", tags=["tables"], responses=refusals(401, 403, 404, 409))
 async def undo(request: Request, table_id: str, club: str = Depends(api_club)) -> dict[str, Any]:
     """Take back the last entry of the hand in play → the state before it."""
-    held = await undo_entry(tables_of(request), club, table_id, await version_in(request))
-    return state_of(table_id, held)
+    return (await undo_entry(tables_of(request), club, table_id, await version_in(request)))[1]
 
 
 @router.post(API + "/{table_id}/close", tags=["tables"], responses=refusals(401, 403, 404, 409))
 async def close(request: Request, table_id: str, club: str = Depends(api_club)) -> dict[str, Any]:
     """End the session: the standings written, the session's rules judged → the session's verdict."""
-    held, verdict = await close_table(tables_of(request), club, table_id, await version_in(request))
-    verdict["state"] = state_of(table_id, held)
+    _, verdict, state = await close_table(tables_of(request), club, table_id, await version_in(request))
+    verdict["state"] = state
     return verdict
 
 
@@ -339,8 +479,9 @@ async def close(request: Request, table_id: str, club: str = Depends(api_club)) 
                        **refusals(401, 403, 404)})
 async def log_text(request: Request, table_id: str, club: str = Depends(api_club)) -> PlainTextResponse:
     """The house-format text so far (`Cards: shown`)."""
-    held = await tables_of(request).get(club, table_id)
-    return PlainTextResponse(held.table.log())
+    tables = tables_of(request)
+    async with tables.locked(club, table_id) as held:
+        return PlainTextResponse(await tables.service.in_thread(_log, held.table))
 
 
 # ------------------------------------------------------------------------------------------ the pages
@@ -402,15 +543,15 @@ async def tables_open(request: Request, club: str = Depends(page_club)) -> Any:
         player = form.get(f"player{i}", "").strip()
         if player:
             chips = form.get(f"chips{i}", "").strip()
-            seats.append({"seat": i, "player": player, "chips": int(chips) if chips.isdigit() else chips})
+            seats.append({"seat": i, "player": player, "chips": whole_number(chips)})
     body: dict[str, Any] = {"name": form.get("name", ""), "profile": form.get("profile", "home-open"),
                             "seats": seats, "options": {}}
     for key in ("button", "small_blind"):
         value = form.get(key, "").strip()
         if value:
-            body[key] = int(value) if value.isdigit() else value
+            body[key] = whole_number(value)
     try:
-        table_id, _ = await open_table(tables_of(request), club, body)
+        table_id, _, _ = await open_table(tables_of(request), club, body)
     except HTTPException as exc:
         return await _tables_page(request, club, str(exc.detail), 400, form)
     return RedirectResponse(f"/tables/{table_id}?lang={_lang(request)}", status_code=303)
@@ -428,13 +569,17 @@ async def _table_page(request: Request, club: str, table_id: str, problem: str |
     from audit.words import say
 
     lang = _lang(request)
+    tables = tables_of(request)
     try:
-        held = await tables_of(request).get(club, table_id)
-    except HTTPException:
+        async with tables.locked(club, table_id) as held:
+            state, closed_verdict = await tables.service.in_thread(_page, held.table)
+    except HTTPException as exc:
+        if exc.status_code != 404:
+            raise
         return message_page(request, 404, "serve.not_found")
-    state = state_of(table_id, held)
-    if held.table.closed and verdict is None:
-        verdict = held.table.verdict()
+    state = state_of(table_id, held, state)
+    if verdict is None:
+        verdict = closed_verdict
     view = table_view(state, lang)
     view["warnings"] = [finding_sentence(f, lang) for f in state["findings"]]
     last = state.get("last_hand")
@@ -527,24 +672,30 @@ def entry_of_form(form: dict[str, str]) -> dict[str, Any]:
         entry["action"] = form.get("verb", "")
         amount = form.get("to", "").strip()
     if entry["action"] in ("bet", "raise"):
-        entry["to"] = int(amount) if amount.isdigit() else amount
+        entry["to"] = whole_number(amount)
     elif action == "draw":
-        entry["count"] = int(amount) if amount.isdigit() else amount
+        entry["count"] = whole_number(amount)
     elif action == "show":
         entry["cards"] = form.get("cards", "")
     elif action == "collect":
         amount = form.get("collect_to", "").strip()
-        entry["to"] = int(amount) if amount.isdigit() else amount
+        entry["to"] = whole_number(amount)
     version = form_version(form)
     if version is not None:
         entry["version"] = version
     return entry
 
 
+def whole_number(text: str) -> int | str:
+    """A form field's number (ASCII digits, at most 15: ``²`` and ``٣`` are digits to ``str.isdigit`` but no
+    number here), else the text as typed, which the table then refuses as it refuses any other."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 15 else text
+
+
 def form_version(form: dict[str, str]) -> int | None:
     """The table's version a page's form was made on (``None``: the form has none)."""
-    version = form.get("version", "")
-    return int(version) if version.isdigit() else None
+    version = whole_number(form.get("version", ""))
+    return version if type(version) is int else None
 
 
 @router.post("/tables/{table_id}", include_in_schema=False)
@@ -583,7 +734,7 @@ async def table_close(request: Request, table_id: str, club: str = Depends(page_
     form = await _form(request)
     version = form_version(form)
     try:
-        _, verdict = await close_table(tables_of(request), club, table_id, version)
+        _, verdict, _ = await close_table(tables_of(request), club, table_id, version)
     except HTTPException as exc:
         return await _table_page(request, club, table_id, str(exc.detail), exc.status_code)
     return await _table_page(request, club, table_id, verdict=verdict)
