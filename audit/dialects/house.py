@@ -659,9 +659,7 @@ def _plain_name(name: str, names: dict[str, str]) -> str:
     compare by identity."""
     known = names.get(name)
     if known is None:
-        plain = (_NAME.fullmatch(name) is not None and not name.isdigit() and name not in _BY_FIRST_WORD
-                 and name + ":" not in _BY_FIRST_WORD)
-        known = name if plain else ""
+        known = name if is_player_name(name) else ""
         if len(names) >= _MEMO_SIZE:
             names.clear()
         names[name] = known

@@ -157,15 +157,9 @@ class Tables:
         while the work ran, a line the table cannot read) may leave it half made: the table is dropped."""
         try:
             return await self.service.in_thread(work, *args)
-        except EntryError:
-            raise
-        except UnreadableLine:
-            self.drop(club, table_id, held)
-            raise
-        except TableError:
-            raise
-        except BaseException:
-            self.drop(club, table_id, held)
+        except BaseException as exc:
+            if isinstance(exc, UnreadableLine) or not isinstance(exc, (EntryError, TableError)):
+                self.drop(club, table_id, held)
             raise
 
     async def store_hands(self, club: str, table_id: str, held: Held) -> list[dict[str, Any]]:
@@ -646,15 +640,12 @@ def table_view(state: dict[str, Any], lang: str) -> dict[str, Any]:
                              "width": round(10 * p["amount"] / largest), "eligible": p["eligible"]})
     last = state.get("last_hand")
     if last:
-        if last["claims"]:  # what the host says was paid (of the main pot; the side pots as the table paid them)
-            where = pot_name(last["pots"][0]["name"] if len(last["pots"]) == 1 else "main", lang)
-            view["collects"] = [say("table.collects", lang, player=c["player"], amount=c["chips"], pot=where)
-                                for c in last["claims"]]
-            view["collects"] += [say("table.collects", lang, player=w, amount=a, pot=pot_name(p["name"], lang))
-                                 for p in last["pots"][1:] for w, a in p["awards"].items()]
-        else:
-            view["collects"] = [say("table.collects", lang, player=w, amount=a, pot=pot_name(p["name"], lang))
-                                for p in last["pots"] for w, a in p["awards"].items()]
+        # what the host says was paid stands for the main pot (or the pot); the side pots as the table paid them
+        claimed = [("main" if len(last["pots"]) > 1 else last["pots"][0]["name"], c["player"], c["chips"])
+                   for c in last["claims"]]
+        paid = [(p["name"], w, a) for p in last["pots"][1 if claimed else 0:] for w, a in p["awards"].items()]
+        view["collects"] = [say("table.collects", lang, player=w, amount=a, pot=pot_name(name, lang))
+                            for name, w, a in claimed + paid]
     view["street"] = say("table.street_" + state["street"], lang) if state["street"] in STREETS else state["street"]
     return view
 
