@@ -90,6 +90,9 @@ def test_every_dialect_is_a_module_a_grammar_or_spec_and_a_registry_line(d: regi
     assert d.file_patterns and all(p.startswith("*.") for p in d.file_patterns)
     assert registry.default_profile(d.name) == d.profile
     assert (d.module.removeprefix("audit.") in _native.COMPILED) == d.compiled
+    for part in d.parts:  # a module of its reader: compiled with it, and not another dialect's
+        assert (ROOT / (part.replace(".", "/") + ".py")).is_file()
+        assert (part.removeprefix("audit.") in _native.COMPILED) == d.compiled
 
 
 def test_the_registry_is_what_names_the_dialects() -> None:

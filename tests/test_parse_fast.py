@@ -1,4 +1,4 @@
-"""The fast loop's shortcuts give what the plain ways give: its line classifier what ``_classify`` decides, its
+"""The fast loop's shortcuts give what the plain ways give: its line classifier what ``classify`` decides, its
 results what Lark's own parser builds, also on lines that only just fit (or just miss) a terminal."""
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from audit.dialects import house as parse
-from audit.dialects import house_lark
+from audit.dialects import common, house, house_lines, house_parser, house_tables, house_lark
 from audit.model import Hand, ParseFailure, Preamble, SessionEnd
 from audit.read import RawBlock, read_blocks, read_text_blocks
 from audit.resources import data_dir
@@ -52,23 +51,23 @@ def _lines() -> list[str]:
 
 @pytest.mark.parametrize("line", _lines())
 def test_fast_classifier_agrees_with_classify(line: str) -> None:
-    parser = parse.house_line_parser()
+    parser = house_parser.house_line_parser()
     text = line + "\n"
-    code, m = parse._fast_line(text, 0, len(line), parser.patterns)
+    code, m = house_lines.fast_line(text, 0, len(line), parser.patterns)
     try:
-        name, _, slow, _ = parse._classify(text, 0, len(text), 1, parser.patterns_by_name)
-    except parse.LineError:
+        name, _, slow, _ = house_lines.classify(text, 0, len(text), 1, parser.patterns_by_name)
+    except common.LineError:
         assert code == -1
         return
-    if code >= 0:  # the shortcut may pass a line on to _classify, never decide it otherwise
-        assert parse._TERMINALS[code] == name
+    if code >= 0:  # the shortcut may pass a line on to classify, never decide it otherwise
+        assert house_lines.TERMINALS[code] == name
         assert m is not None and m.span() == slow.span() and m.groups() == slow.groups()
 
 
 @pytest.mark.parametrize("line", TRICKY)
 def test_tricky_line_in_a_hand_parses_as_larks_parser_does(line: str) -> None:
     block = next(iter(read_text_blocks("\n".join(HEADER + ["Ana: posts the ante 1", line]) + "\n", "t.txt")))
-    fast = parse.parse_house_block(block)
+    fast = house.parse_house_block(block)
     lark = house_lark.house_parser()
     house_lark._HOUSE_BUILDER.numbers = block.numbers
     try:
@@ -86,7 +85,7 @@ def test_preamble_and_session_end_agree_with_larks_parser() -> None:
                               ("*** SESSION END ***\n1: Ana (150)\n2: Beto (50)\n", "session_end", SessionEnd),
                               ("*** SESSION END ***\n", "session_end", SessionEnd)]:
         block = next(iter(read_text_blocks(text)))
-        fast = parse.parse_house_block(block)
+        fast = house.parse_house_block(block)
         house_lark._HOUSE_BUILDER.numbers = block.numbers
         assert type(fast) is kind and fast == lark.parse(block.text(), start=start)
 
@@ -100,7 +99,7 @@ def test_every_shared_case_agrees_with_larks_parser_all_kinds() -> None:
         for block in read_blocks(path):
             if block.kind not in starts or block.too_long:
                 continue
-            fast = parse.parse_house_block(block)
+            fast = house.parse_house_block(block)
             if isinstance(fast, ParseFailure):
                 continue
             house_lark._HOUSE_BUILDER.numbers = block.numbers
@@ -113,28 +112,28 @@ def test_every_shared_case_agrees_with_larks_parser_all_kinds() -> None:
 def test_a_grammar_whose_groups_moved_is_refused() -> None:
     moved = {"UNCALLED": re.compile(r"Uncalled bet \((?P<name>\w+)\) returned to +(?P<n>\d+) *\n")}
     with pytest.raises(ValueError, match="UNCALLED"):
-        parse._check_groups(moved)
-    parse._check_groups({"UNCALLED": re.compile(r"Uncalled bet \((?P<n>\d+)\) returned to +(?P<name>\w+) *\n")})
+        house_lines.check_groups(moved)
+    house_lines.check_groups({"UNCALLED": re.compile(r"Uncalled bet \((?P<n>\d+)\) returned to +(?P<name>\w+) *\n")})
 
 
 def test_a_block_of_no_lines_is_a_failure() -> None:
-    assert isinstance(parse.parse_house_block(RawBlock("f", "house")), ParseFailure)
+    assert isinstance(house.parse_house_block(RawBlock("f", "house")), ParseFailure)
 
 
 def test_the_stored_tables_are_the_grammars_as_it_is() -> None:
     """``grammar/house.tables.json`` was built from ``grammar/house.lark`` as it is now: else every check would
     start by having Lark build the tables (run ``make tables`` after changing the grammar)."""
-    assert parse.stored_tables() is not None, "the grammar changed since its tables were stored: run `make tables`"
+    assert house_tables.stored_tables() is not None, "the grammar changed since its tables were stored: run `make tables`"
 
 
 @needs_shared
 def test_the_stored_tables_parse_every_block_as_larks_tables_do() -> None:
     """The parser on the stored tables and the parser on the tables Lark builds now give the same result for
     every block of the fixtures and the shared cases, failures (line, column, message) included."""
-    stored = parse.stored_tables()
+    stored = house_tables.stored_tables()
     assert stored is not None
     fresh = house_lark.grammar_tables(house_lark.house_parser())
-    parsers = [parse.LineParser(stored), parse.LineParser(fresh)]
+    parsers = [house_parser.LineParser(stored), house_parser.LineParser(fresh)]
     starts = {"house": "hand", "preamble": "preamble", "session_end": "session_end"}
     compared = 0
     for path in sorted(SHARED.glob("cases/*/*.txt")) + sorted(FIXTURES.glob("*/*.txt")):
@@ -145,7 +144,7 @@ def test_the_stored_tables_parse_every_block_as_larks_tables_do() -> None:
             for parser in parsers:
                 try:
                     results.append(parser.parse(block.text(), starts[block.kind], block.numbers, block.file))
-                except (parse.LineError, parse._Misplaced) as exc:
+                except (common.LineError, house_parser.Misplaced) as exc:
                     results.append((type(exc).__name__, exc.args, vars(exc)))
             assert results[0] == results[1], (path, block.numbers[0])
             compared += 1
@@ -159,19 +158,19 @@ def test_tables_stored_for_another_grammar_are_not_used(tmp_path: Path, monkeypa
     shutil.copytree(data_dir("grammar"), folder)
     grammar = folder / "house.lark"
     grammar.write_text(grammar.read_text(encoding="utf-8") + "\n// edited\n", encoding="utf-8")
-    monkeypatch.setattr(parse, "data_dir", lambda name: folder)
+    monkeypatch.setattr(house_tables, "data_dir", lambda name: folder)
     monkeypatch.setattr(house_lark, "data_dir", lambda name: folder)
-    assert parse.stored_tables() is None
-    parse.house_line_parser.cache_clear()
+    assert house_tables.stored_tables() is None
+    house_parser.house_line_parser.cache_clear()
     try:
         block = next(iter(read_text_blocks("\n".join(HEADER + ["Ana: posts the ante 1"]) + "\n", "t.txt")))
-        hand = parse.parse_house_block(block)
+        hand = house.parse_house_block(block)
         assert isinstance(hand, Hand) and [s.player for s in hand.seats] == ["Ana", "Beto"]
-        assert house_lark.write_tables(folder) == folder / parse.TABLES
-        stored = parse.stored_tables()
+        assert house_lark.write_tables(folder) == folder / house_tables.TABLES
+        stored = house_tables.stored_tables()
         assert stored is not None and "// edited" in stored["grammar"]
     finally:
-        parse.house_line_parser.cache_clear()
+        house_parser.house_line_parser.cache_clear()
 
 
 @needs_shared

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from audit.dialects import house
+from audit.dialects import common, house, house_build, house_lines, house_parser, house_quick, house_tables
+from audit import model
 from audit.read import RawBlock, read_blocks, read_text_blocks
 from conftest import FIXTURES, SHARED, needs_shared
 
@@ -26,32 +27,32 @@ class _Forgetful(dict[str, Any]):
         pass
 
 
-def _plain_parser() -> house.LineParser:
+def _plain_parser() -> house_parser.LineParser:
     """A parser that reads every line by its pattern and builder (no memo, no slicing)."""
-    tables = house.stored_tables()
+    tables = house_tables.stored_tables()
     assert tables is not None
-    parser = house.LineParser(tables)
+    parser = house_parser.LineParser(tables)
     parser.quick = False
     parser.memo = _Forgetful()
     return parser
 
 
-def _fresh_parser() -> house.LineParser:
-    tables = house.stored_tables()
+def _fresh_parser() -> house_parser.LineParser:
+    tables = house_tables.stored_tables()
     assert tables is not None
-    parser = house.LineParser(tables)
+    parser = house_parser.LineParser(tables)
     assert parser.quick, "the grammar's deal, discard and show patterns are no longer the ones read by slicing"
     return parser
 
 
-def _outcome(parser: house.LineParser, block: RawBlock, text: bool = False) -> object:
+def _outcome(parser: house_parser.LineParser, block: RawBlock, text: bool = False) -> object:
     """The block's value, or the error the parse raised (its kind, line, column and words): read from its lines
     as ``parse_house_block`` does, or from its text (``text``)."""
     try:
         if text:
             return parser.parse(block.text(), STARTS[block.kind], block.numbers, block.file)
         return parser.parse_lines(block.lines, True, STARTS[block.kind], block.numbers, block.file)
-    except (house.LineError, house._Misplaced) as exc:
+    except (common.LineError, house_parser.Misplaced) as exc:
         return type(exc).__name__, exc.args, vars(exc)
 
 
@@ -114,12 +115,12 @@ def test_a_remembered_line_takes_its_own_line_number() -> None:
     first = next(iter(read_text_blocks("\n".join(lines) + "\n", "t.txt")))
     second = _moved(first, 40)
     one, two = _outcome(parser, first), _outcome(parser, second)
-    assert isinstance(one, house.Hand) and isinstance(two, house.Hand)
+    assert isinstance(one, model.Hand) and isinstance(two, model.Hand)
     assert "Ana: checks" in parser.memo and "Seat 1: Ana (100 in chips)" in parser.memo
     assert [item.line for item in one.body] == list(range(5, 18))
     assert [item.line for item in two.body] == list(range(45, 58))
     assert [seat.line for seat in two.seats] == [43, 44]
-    assert two.body[3] == house.Action(48, "Ana", "check") and two.body[5] == house.Action(50, "Ana", "check")
+    assert two.body[3] == model.Action(48, "Ana", "check") and two.body[5] == model.Action(50, "Ana", "check")
     assert one.table == two.table == "Casa" and one.points_mode is two.points_mode is False
     assert two == _outcome(_plain_parser(), second, text=True)
 
@@ -151,11 +152,11 @@ def test_a_block_whose_line_holds_a_newline_reads_as_its_text() -> None:
     (two lines there), not as one line."""
     lines = HEADER + ["Ana: posts the ante 1\nBeto: posts the ante 1", "Ana: checks"]
     block = RawBlock("t.txt", "house", lines, [1, 2, 3, 4, 5, 6, 7])
-    parser = house.house_line_parser()
-    with pytest.raises(house._Split):
+    parser = house_parser.house_line_parser()
+    with pytest.raises(house_parser.Split):
         parser.parse_lines(block.lines, True, "hand", block.numbers, block.file)
     hand = house.parse_house_block(block)
-    assert isinstance(hand, house.Hand)
+    assert isinstance(hand, model.Hand)
     assert hand == _outcome(_plain_parser(), block, text=True)._replace(file="t.txt")  # type: ignore[attr-defined]
     assert [(item.line, item.player) for item in hand.body] == [(5, "Ana"), (6, "Beto"), (7, "Ana")]
     assert "Ana: posts the ante 1\nBeto: posts the ante 1" not in parser.memo
@@ -166,24 +167,24 @@ def test_a_text_whose_last_line_has_no_newline_fails_there() -> None:
     text = "\n".join(HEADER + ["Ana: posts the ante 1", "Ana: folds"])
     _outcome(parser, next(iter(read_text_blocks(text + "\n"))))  # (the lines are remembered)
     for reader in (parser, _plain_parser()):
-        with pytest.raises(house.LineError) as failed:
+        with pytest.raises(common.LineError) as failed:
             reader.parse(text, "hand", [1, 2, 3, 4, 5, 6], "t.txt")
         assert failed.value.line == 6
-    assert isinstance(reader.parse(text + "\n", "hand", [1, 2, 3, 4, 5, 6], "t.txt"), house.Hand)
+    assert isinstance(reader.parse(text + "\n", "hand", [1, 2, 3, 4, 5, 6], "t.txt"), model.Hand)
 
 
 def test_a_misplaced_line_is_not_remembered_and_fails_again() -> None:
     parser = _fresh_parser()
     block = next(iter(read_text_blocks("\n".join([HEADER[0], "Ana: folds"] + HEADER[1:]) + "\n", "t.txt")))
     first = _outcome(parser, block)
-    assert isinstance(first, tuple) and first[0] == "_Misplaced"
+    assert isinstance(first, tuple) and first[0] == "Misplaced"
     assert "Ana: folds" not in parser.memo
     assert _outcome(parser, block) == first == _outcome(_plain_parser(), block, text=True)
 
 
 def test_the_memo_stays_bounded_and_right_past_its_size() -> None:
     parser, plain = _fresh_parser(), _plain_parser()
-    size = house._MEMO_SIZE
+    size = house_quick.MEMO_SIZE
     per_block = 500
     blocks = []
     for b in range(size * 5 // 4 // per_block + 1):
@@ -318,18 +319,18 @@ def _variants() -> list[str]:
 
 
 def test_lines_read_by_slicing_are_what_their_patterns_read() -> None:
-    """Every line ``_quick_line`` reads gets the terminal ``_fast_line`` gives it and the value its builder makes;
+    """Every line ``quick_line`` reads gets the terminal ``fast_line`` gives it and the value its builder makes;
     and it does read the usual shapes (else this would test nothing)."""
-    patterns = house.house_line_parser().patterns
+    patterns = house_parser.house_line_parser().patterns
     names: dict[str, str] = {}
     read = 0
     for line in _variants():
-        kind, value = house._quick_line(line, 17, names)
+        kind, value = house_quick.quick_line(line, 17, names)
         if kind >= 0:
-            code, m = house._fast_line(line + "\n", 0, len(line), patterns)
+            code, m = house_lines.fast_line(line + "\n", 0, len(line), patterns)
             assert code == kind, line
             assert m is not None
-            built = house._token_value(code, m, 17)
+            built = house_build.token_value(code, m, 17)
             assert value == built and _types(value) == _types(built), line
             read += 1
     for usual in ["Dealt to Ana [As Kd 5c 4s 2d]", "Dealt to 美咲 [Qc 8d] [9d 3h Ts]", "Ana: shows [As] (x)",
@@ -345,25 +346,25 @@ def test_lines_read_by_slicing_are_what_their_patterns_read() -> None:
                   "Deck: [As Kd Qs Jk]", "Dealer: reshuffles [As 10d]", "Session: home-open-1-000",
                   "Profile: home-open", "Option: ante = 1", "Cards: shown", "*** SESSION END ***", "1: Ana (150)",
                   "12: 美咲 (0)"]:
-        assert house._quick_line(usual, 1, names)[0] >= 0, usual
+        assert house_quick.quick_line(usual, 1, names)[0] >= 0, usual
     for special in ["Session: shows [As]", "12: discards 1 card [As]", "1²: shows [As]", "Dealt to 12 [As]",
                     "Option: folds", "Hand collected 1 from pot", "12: folds", "Seat 1: 12 (1 in chips)"]:
-        kind, value = house._quick_line(special, 1, names)  # (a line led by a keyword is never a player's line)
+        kind, value = house_quick.quick_line(special, 1, names)  # (a line led by a keyword is never a player's line)
         if kind >= 0:
-            code, m = house._fast_line(special + "\n", 0, len(special), patterns)
-            assert m is not None and code == kind and value == house._token_value(code, m, 1), special
-            assert house._TERMINALS[kind] in ("DEALT", "SEAT_LINE", "SESSION", "OPTION"), special
+            code, m = house_lines.fast_line(special + "\n", 0, len(special), patterns)
+            assert m is not None and code == kind and value == house_build.token_value(code, m, 1), special
+            assert house_lines.TERMINALS[kind] in ("DEALT", "SEAT_LINE", "SESSION", "OPTION"), special
     assert read > 200
 
 
 def test_a_grammar_whose_patterns_changed_is_not_read_by_slicing() -> None:
-    tables = house.stored_tables()
+    tables = house_tables.stored_tables()
     assert tables is not None
     edited = dict(tables)
     edited["terminals"] = [[name, pattern.replace("shows +", "shows  *") if name == "SHOWS" else pattern]
                            for name, pattern in tables["terminals"]]
-    assert not house.LineParser(edited).quick
-    assert house.LineParser(tables).quick
+    assert not house_parser.LineParser(edited).quick
+    assert house_parser.LineParser(tables).quick
 
 
 def test_a_players_lines_hold_the_string_of_his_first_line() -> None:
@@ -379,7 +380,7 @@ def test_a_players_lines_hold_the_string_of_his_first_line() -> None:
     for _ in range(2):  # cold, then every repeated line from memory
         block = next(iter(read_text_blocks("\n".join(HEADER + body) + "\n", "t.txt")))
         hand = _outcome(parser, block)
-        assert isinstance(hand, house.Hand)
+        assert isinstance(hand, model.Hand)
         seat_names = {seat.player: seat.player for seat in hand.seats}
         players = [item for item in hand.body if hasattr(item, "player")]
         sliced = [item for item in players if type(item).__name__ in ("Dealt", "Action", "Discard", "Show", "Collect")]
@@ -447,23 +448,23 @@ def test_shared_hands_read_without_the_tables_loop_are_what_the_loop_reads() -> 
 def test_patterns_are_compiled_when_first_needed() -> None:
     """A usual hand needs no pattern; an odd line compiles the patterns it is tried against, whose groups are
     checked then (a grammar whose groups moved is refused at its first such line)."""
-    tables = house.stored_tables()
+    tables = house_tables.stored_tables()
     assert tables is not None
-    parser = house.LineParser(tables)
+    parser = house_parser.LineParser(tables)
     lines = HEADER + ["Ana: posts the ante 1", "Beto: posts the ante 1", "*** DEALING HANDS ***",
                       "Dealt to Ana [As Kd 5c 4s 2d]", "Ana: folds", "Beto collected 2 from pot"]
     block = next(iter(read_text_blocks("\n".join(lines) + "\n", "t.txt")))
-    assert isinstance(_outcome(parser, block), house.Hand)
-    assert parser.compiled == [None] * len(house._TERMINALS)
+    assert isinstance(_outcome(parser, block), model.Hand)
+    assert parser.compiled == [None] * len(house_lines.TERMINALS)
     odd = next(iter(read_text_blocks("\n".join(lines + ["Ana: is connected"]) + "\n", "t.txt")))
     hand = _outcome(parser, odd)
-    assert isinstance(hand, house.Hand) and hand == _outcome(_plain_parser(), odd, text=True)
+    assert isinstance(hand, model.Hand) and hand == _outcome(_plain_parser(), odd, text=True)
     assert [code for code, pattern in enumerate(parser.compiled) if pattern is not None] == [
-        house._TERMINAL_CODE["EVENT"]]
+        house_lines.TERMINAL_CODE["EVENT"]]
     moved = dict(tables)
     moved["terminals"] = [[name, pattern.replace("(?P<n>\\d+)\\) returned to +(?P<name>[\\w\\-.']+)",
                                                  "(?P<name>\\d+)\\) returned to +(?P<n>[\\w\\-.']+)")]
                           for name, pattern in tables["terminals"]]
     assert moved["terminals"] != tables["terminals"]
     with pytest.raises(ValueError, match="UNCALLED"):
-        house.LineParser(moved).pattern(house._TERMINAL_CODE["UNCALLED"])
+        house_parser.LineParser(moved).pattern(house_lines.TERMINAL_CODE["UNCALLED"])

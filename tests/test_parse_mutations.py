@@ -1,5 +1,5 @@
 """The house parser's sliced readers against its patterns on lines mutated at random (a fixed seed, a bounded
-count): whatever line ``_quick_line`` accepts, its terminal and value (types included) are what the line's
+count): whatever line ``quick_line`` accepts, its terminal and value (types included) are what the line's
 pattern and builder give. The mutations (a character inserted, deleted or replaced, one to three times) aim at
 the readers' edges: spaces and tabs, brackets, non-ASCII digits and letters, a carriage return."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import re
 
-from audit.dialects import house
+from audit.dialects import house_build, house_lines, house_parser, house_quick
 from audit.dialects.common import LineError, NumberTooLarge
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,24 +39,24 @@ def _mutate(rng: random.Random, line: str) -> str:
 
 
 def _by_pattern(text: str, patterns: list[re.Pattern[str]]) -> tuple[int, object] | None:
-    code, m = house._fast_line(text, 0, len(text) - 1, patterns)
+    code, m = house_lines.fast_line(text, 0, len(text) - 1, patterns)
     if code < 0:
         try:
-            name, _, m, _ = house._classify(text, 0, len(text), 1, {n: patterns[house._TERMINAL_CODE[n]]
-                                                                  for n in house._TERMINAL_CODE if n != "$END"})
+            name, _, m, _ = house_lines.classify(text, 0, len(text), 1, {n: patterns[house_lines.TERMINAL_CODE[n]]
+                                                                  for n in house_lines.TERMINAL_CODE if n != "$END"})
         except LineError:
             return None
-        code = house._TERMINAL_CODE[name]
+        code = house_lines.TERMINAL_CODE[name]
     assert m is not None
     try:
-        return code, house._token_value(code, m, 17)
+        return code, house_build.token_value(code, m, 17)
     except NumberTooLarge:
         return None
 
 
 def test_mutated_lines_read_by_slicing_are_what_their_patterns_read() -> None:
     rng = random.Random(20261202)
-    patterns = house.house_line_parser().patterns
+    patterns = house_parser.house_line_parser().patterns
     names: dict[str, str] = {}
     lines = _lines()
     read = 0
@@ -65,7 +65,7 @@ def test_mutated_lines_read_by_slicing_are_what_their_patterns_read() -> None:
         if "\n" in line:
             continue
         text = line + "\n"
-        kind, value = house._quick_line(line, 17, names)
+        kind, value = house_quick.quick_line(line, 17, names)
         if kind < 0:
             continue
         expected = _by_pattern(text, patterns)

@@ -29,6 +29,7 @@ class Dialect(NamedTuple):
     grammar: str | None = None  # its grammar, ``grammar/<grammar>.lark`` (``None``: read another way, e.g. XML)
     file_patterns: tuple[str, ...] = ("*.txt",)  # the files a folder argument takes for it
     compiled: bool = False  # its module is in the compiled group (``audit/_native.py``; a rebuild when it changes)
+    parts: tuple[str, ...] = ()  # the other modules of its reader, compiled with its module when it is
 
     @property
     def module(self) -> str:
@@ -38,7 +39,9 @@ class Dialect(NamedTuple):
 
 DIALECTS: tuple[Dialect, ...] = (
     Dialect("house", "the house format", ("Hand #",), "audit.dialects.house:parse_house_block", None, True,
-            summary_keeps="Total pot", grammar="house", compiled=True),
+            summary_keeps="Total pot", grammar="house", compiled=True,
+            parts=("audit.dialects.house_lines", "audit.dialects.house_build", "audit.dialects.house_quick",
+                   "audit.dialects.house_parser", "audit.dialects.house_tables")),
     Dialect("site", "PokerStars", ("PokerStars ",), "audit.dialects.pokerstars:parse_hand", "site", False,
             grammar="pokerstars", compiled=True),
     Dialect("fulltilt", "Full Tilt Poker", ("Full Tilt Poker ", "FullTiltPoker "), "audit.dialects.fulltilt:parse_hand",
@@ -78,8 +81,9 @@ def file_patterns() -> tuple[str, ...]:
 
 
 def compiled_modules() -> tuple[str, ...]:
-    """The dialect modules in the compiled group, as ``audit/_native.py`` names them (``dialects.house``)."""
-    return tuple([d.module.removeprefix("audit.") for d in DIALECTS if d.compiled])
+    """The dialect modules in the compiled group, as ``audit/_native.py`` names them (``dialects.house``): each
+    compiled dialect's module and its parts."""
+    return tuple([m.removeprefix("audit.") for d in DIALECTS if d.compiled for m in (d.module,) + d.parts])
 
 
 def default_profile(name: str) -> str | None:

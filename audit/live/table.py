@@ -44,7 +44,7 @@ from audit.pipeline import Audited, FileContext, audit_parsed, audit_text
 from audit.pots import build_pots, odd_chip_order
 from audit.profile import Profile, load_profile
 from audit.dialects.dispatch import parse_block
-from audit.dialects.house import is_player_name
+from audit.dialects.house_lines import is_player_name
 from audit.read import block_kind, read_text_blocks
 
 ACTIONS: Final = ("fold", "check", "call", "bet", "raise", "draw", "stand-pat", "show", "muck", "collect",
