@@ -367,6 +367,58 @@ def test_a_grammar_whose_patterns_changed_is_not_read_by_slicing() -> None:
     assert house_parser.LineParser(tables).quick
 
 
+def _lines_by_kind() -> dict[str, list[str]]:
+    """Every line of the house-format fixtures (all groups), by the kind its pattern gives it."""
+    patterns = house_parser.house_line_parser().patterns_by_name
+    found: dict[str, list[str]] = {}
+    for block in _blocks(sorted(FIXTURES.glob("*/*.txt"))):
+        for line in block.lines:
+            try:
+                name, _, _, _ = house_lines.classify(line + "\n", 0, len(line) + 1, 1, patterns)
+            except common.LineError:
+                continue
+            found.setdefault(name, []).append(line)
+    return found
+
+
+def _kinds_without_a_reader(sources: dict[str, str], lines: dict[str, list[str]],
+                            pattern_only: frozenset[str] = house_quick.PATTERN_ONLY) -> list[str]:
+    """The kinds of line the parser knows that a grammar of these patterns leaves without a reader: a kind the
+    grammar lacks (no pattern), or a kind that is neither read by slicing (in ``QUICK_PATTERNS``, and some line
+    of the fixtures of that kind is read so) nor left to its pattern (``PATTERN_ONLY``)."""
+    problems = []
+    for code, name in enumerate(house_lines.TERMINALS[:-1]):  # (the last is the end of the block, no line)
+        if name not in sources:
+            problems.append(f"{name}: no pattern in the grammar")
+        elif name in house_quick.QUICK_PATTERNS:
+            if not any(house_quick.quick_line(line, 1, {})[0] == code for line in lines.get(name, [])):
+                problems.append(f"{name}: no line of the fixtures is read by slicing")
+        elif name not in pattern_only:
+            problems.append(f"{name}: neither read by slicing nor left to its pattern")
+        elif not lines.get(name):
+            problems.append(f"{name}: no line of the fixtures")
+    return problems
+
+
+def test_the_shipped_grammar_keeps_the_fast_path_on_and_every_kind_of_line_has_a_reader() -> None:
+    """The parser every check uses reads the usual lines by slicing (a grammar edit that left its pattern copy,
+    ``house_quick.QUICK_PATTERNS``, behind would silently turn that off), and every kind of line the parser knows
+    is read by slicing or by its pattern. Near misses: a grammar without a kind, a kind declared nowhere, and a
+    grammar with a kind the quick readers do not know."""
+    parser = house_parser.house_line_parser()
+    assert house_tables.stored_tables() is not None, "run `make tables`: the stored tables are not the grammar's"
+    assert parser.quick, "the grammar's patterns are not house_quick.QUICK_PATTERNS: update them and the readers"
+    lines = _lines_by_kind()
+    assert _kinds_without_a_reader(parser.sources, lines) == []
+    assert sum(map(len, lines.values())) > 5000
+    without_event = {name: pattern for name, pattern in parser.sources.items() if name != "EVENT"}
+    assert _kinds_without_a_reader(without_event, lines) == ["EVENT: no pattern in the grammar"]
+    assert _kinds_without_a_reader(parser.sources, lines, house_quick.PATTERN_ONLY - {"SCORES"}) == [
+        "SCORES: neither read by slicing nor left to its pattern"]
+    assert house_quick.reads_grammar(parser.sources)
+    assert not house_quick.reads_grammar({**parser.sources, "BOUNTY": "(?P<name>[\\w\\-.']+): wins a bounty\n"})
+
+
 def test_a_players_lines_hold_the_string_of_his_first_line() -> None:
     """Every line of a player read by slicing, or rebuilt from memory, holds the string first read for his name
     (the engine's look-ups then compare it by identity); a line read by its pattern has an equal one."""

@@ -20,7 +20,7 @@ from audit.dialects.house_lines import (
     T_TOTAL, T_UNCALLED, TERMINAL_CODE, TERMINALS, check_groups, classify, fast_codes,
 )
 from audit.dialects.house_quick import (
-    MEMO_KINDS, MEMO_SIZE, QUICK_PATTERNS, REMEMBERED, Seen, quick_dealt, quick_line, remember,
+    MEMO_KINDS, MEMO_SIZE, REMEMBERED, Seen, quick_dealt, quick_line, reads_grammar, remember,
 )
 from audit.dialects.house_tables import stored_tables
 from audit.model import Hand, Seat
@@ -94,7 +94,7 @@ class LineParser:
         # grammar's patterns are the ones ``quick_line`` reads the usual shapes of
         self.memo: dict[str, Seen] = {}
         self.names: dict[str, str] = {}
-        self.quick: bool = all(self.sources.get(name) == pattern for name, pattern in QUICK_PATTERNS.items())
+        self.quick: bool = reads_grammar(self.sources)
 
     def pattern(self, code: int) -> re.Pattern[str]:
         """The pattern of terminal ``code``, compiled on first use (``ValueError`` if its groups are not the ones its
