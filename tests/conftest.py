@@ -40,6 +40,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "needs_shared: the test reads ../shared (skips where it is missing)")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that drives the browser is slow (``make test-fast`` leaves it out): one that forgot its mark would
+    make the quick run slow without anyone noticing, so the run stops and names it."""
+    unmarked = [item.nodeid for item in items
+                if "browser" in getattr(item, "fixturenames", ()) and item.get_closest_marker("slow") is None]
+    if unmarked:
+        raise pytest.UsageError("these tests drive the browser but are not marked @pytest.mark.slow: "
+                                + ", ".join(unmarked))
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("needs_shared") is not None:
         skip_without_shared()

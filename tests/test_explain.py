@@ -332,6 +332,7 @@ def launch_chromium(p: Any) -> Any:
     return p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
+@pytest.mark.slow
 @needs_shared
 def test_html_page_in_headless_chromium_on_a_phone(tmp_path: Path) -> None:
     try:

@@ -46,6 +46,7 @@ CASES = [(ODD_CHIP, ("--hand", "387708"), ["ODD_CHIP"]), (ODD_CHIP, (), ["ODD_CH
          (REOPEN, (), ["RAISE_NOT_REOPENED"])]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width,height", VIEWPORTS)
 @pytest.mark.parametrize("lang", ["en", "es"])
 @pytest.mark.parametrize("case", range(len(CASES)))
@@ -76,6 +77,7 @@ def test_the_verdict_and_its_reasons_are_on_the_first_screen(browser: Any, tmp_p
     page.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width,height", VIEWPORTS)
 def test_a_finding_links_to_its_step_and_the_buttons_step_through_the_pots(browser: Any, tmp_path: Path,
                                                                            width: int, height: int) -> None:
@@ -111,6 +113,7 @@ def test_a_finding_links_to_its_step_and_the_buttons_step_through_the_pots(brows
     page.close()
 
 
+@pytest.mark.slow
 def test_without_javascript_every_step_is_listed(browser: Any, tmp_path: Path) -> None:
     context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
     page = context.new_page()
@@ -123,6 +126,7 @@ def test_without_javascript_every_step_is_listed(browser: Any, tmp_path: Path) -
     context.close()
 
 
+@pytest.mark.slow
 def test_winners_are_marked_and_wide_tables_say_they_scroll(browser: Any, tmp_path: Path) -> None:
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(page_file(tmp_path, REOPEN, "es").as_uri())

@@ -15,6 +15,8 @@ import pytest
 
 from conftest import AUDIT, FIXTURES
 
+pytestmark = pytest.mark.slow  # every test drives the browser
+
 HANDS = {"house": FIXTURES / "layout" / "house-six-seats.txt", "site": FIXTURES / "layout" / "site-six-seats.txt"}
 WIDTHS = (360, 390, 430)
 

@@ -14,6 +14,8 @@ import pytest
 
 from conftest import AUDIT, FIXTURES
 
+pytestmark = pytest.mark.slow  # every test drives the browser
+
 ODD_CHIP = FIXTURES / "demo" / "home-session-odd-chip-dispute.txt"
 REOPEN = FIXTURES / "demo" / "reopen-dispute.txt"
 

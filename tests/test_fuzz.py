@@ -422,6 +422,7 @@ def test_reader_is_lazy_over_an_endless_stream() -> None:
     assert len(list(itertools.islice(blocks, 20))) == 20
 
 
+@pytest.mark.slow
 @needs_shared
 def test_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
     """Auditing a file hand after hand retains nothing per hand: the memory in use after hand 1,000 is what it
@@ -445,6 +446,7 @@ def test_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
     assert used[1000] - used[400] < 50_000, used  # under 85 bytes a hand: one leaked object a hand fails
 
 
+@pytest.mark.slow
 @needs_shared
 def test_read_blocks_of_a_file_holds_one_block(tmp_path: Path) -> None:
     path = tmp_path / "log.txt"

@@ -102,6 +102,7 @@ def filled(inputs: list[str], tmp_path_factory: pytest.TempPathFactory) -> tuple
 
 
 # ---------------------------------------------------------------------------------------------- same rows
+@pytest.mark.slow
 def test_dask_lake_holds_the_rows_of_the_database(filled: tuple[Path, Path]) -> None:
     lake, db = filled
     got, want = lake_tables(lake), database(db)
@@ -111,6 +112,7 @@ def test_dask_lake_holds_the_rows_of_the_database(filled: tuple[Path, Path]) -> 
     assert want["parse_errors"] and want["findings"] and len(want["files"]) > 80
 
 
+@pytest.mark.slow
 def test_every_table_has_one_file_per_input_file_named_by_its_sha(filled: tuple[Path, Path]) -> None:
     lake, db = filled
     shas = {row[0] for row in database(db)["files"]}
@@ -123,6 +125,7 @@ def test_every_table_has_one_file_per_input_file_named_by_its_sha(filled: tuple[
     assert not any((lake / TEMP).iterdir())  # nothing left being written
 
 
+@pytest.mark.slow
 def test_manifest_documents_the_layout(filled: tuple[Path, Path]) -> None:
     lake, _ = filled
     manifest = json.loads((lake / MANIFEST).read_text(encoding="utf-8"))
@@ -131,6 +134,7 @@ def test_manifest_documents_the_layout(filled: tuple[Path, Path]) -> None:
     assert manifest["partitioning"]["column"] == "part"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(load_reports()))
 def test_every_report_gives_the_same_rows_over_the_lake(filled: tuple[Path, Path], name: str) -> None:
     lake, db = filled
@@ -146,6 +150,7 @@ def test_every_report_gives_the_same_rows_over_the_lake(filled: tuple[Path, Path
     assert rows("--lake", str(lake)) == over_db
 
 
+@pytest.mark.slow
 def test_every_analyst_view_gives_the_same_rows_over_the_lake(filled: tuple[Path, Path]) -> None:
     from audit.store.schema import VIEWS
 
@@ -161,6 +166,7 @@ def test_every_analyst_view_gives_the_same_rows_over_the_lake(filled: tuple[Path
             assert view_rows(on_lake, view) == want, view
 
 
+@pytest.mark.slow
 def test_from_lake_loads_the_same_rows_clock_included(filled: tuple[Path, Path], tmp_path: Path) -> None:
     lake, _ = filled
     db = tmp_path / "loaded.duckdb"
@@ -174,6 +180,7 @@ def test_from_lake_loads_the_same_rows_clock_included(filled: tuple[Path, Path],
     assert f"0 files ingested ({files} already in the database)" in again.output
 
 
+@pytest.mark.slow
 def test_rerun_adds_nothing_and_sends_no_work(filled: tuple[Path, Path], inputs: list[str],
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import distributed
@@ -190,6 +197,7 @@ def test_rerun_adds_nothing_and_sends_no_work(filled: tuple[Path, Path], inputs:
     assert parquet_files(lake) == before
 
 
+@pytest.mark.slow
 def test_worker_pool_fills_the_same_lake(filled: tuple[Path, Path], inputs: list[str], tmp_path: Path) -> None:
     lake, db = filled
     pooled = tmp_path / "pooled"
@@ -239,6 +247,7 @@ def _stop(proc: subprocess.Popen[str]) -> None:
         proc.wait()
 
 
+@pytest.mark.slow
 def test_a_killed_worker_gives_its_file_to_another(tmp_path: Path) -> None:
     files = big_inputs(tmp_path / "in", count=6, copies=4)
     lake, db = tmp_path / "lake", tmp_path / "db.duckdb"
@@ -259,6 +268,7 @@ def test_a_killed_worker_gives_its_file_to_another(tmp_path: Path) -> None:
     assert len({row[0] for row in got["hands"]}) == len(got["hands"])  # every hand once
 
 
+@pytest.mark.slow
 def test_a_killed_run_leaves_no_partial_file_and_the_next_completes_it(tmp_path: Path) -> None:
     big_inputs(tmp_path / "in", count=6, copies=4)
     lake, db = tmp_path / "lake", tmp_path / "db.duckdb"
@@ -286,6 +296,7 @@ def test_a_killed_run_leaves_no_partial_file_and_the_next_completes_it(tmp_path:
     assert lake_tables(lake) == database(db)
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_cluster_and_says_one_line(tmp_path: Path) -> None:
     big_inputs(tmp_path / "in", count=4, copies=4)
     lake = tmp_path / "lake"
@@ -305,6 +316,7 @@ def test_ctrl_c_stops_the_cluster_and_says_one_line(tmp_path: Path) -> None:
     assert {row[0] for row in lake_tables(lake)["files"]} == committed
 
 
+@pytest.mark.slow
 def test_rows_of_an_incomplete_file_are_not_seen_and_the_next_run_writes_them(filled: tuple[Path, Path],
                                                                              tmp_path: Path) -> None:
     lake = tmp_path / "lake"
@@ -336,6 +348,7 @@ def test_a_folder_holding_other_files_is_refused_untouched(tmp_path: Path) -> No
     assert sorted(p.name for p in home.iterdir()) == ["hands", "notes.txt"] and not any((home / "hands").iterdir())
 
 
+@pytest.mark.slow
 def test_a_lake_with_a_stranger_inside_is_refused(filled: tuple[Path, Path], tmp_path: Path) -> None:
     lake = tmp_path / "lake"
     shutil.copytree(filled[0], lake)
@@ -350,6 +363,7 @@ def test_a_lake_with_a_stranger_inside_is_refused(filled: tuple[Path, Path], tmp
     assert parquet_files(lake) == before and not (tmp_path / "x.duckdb").exists()
 
 
+@pytest.mark.slow
 def test_from_lake_refuses_a_file_of_other_columns(filled: tuple[Path, Path], tmp_path: Path) -> None:
     import pyarrow as pa
 
@@ -401,6 +415,7 @@ def test_dask_missing_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest
     assert not (tmp_path / "lake").exists()
 
 
+@pytest.mark.slow
 def test_queries_over_the_lake_read_nothing_else(filled: tuple[Path, Path], tmp_path: Path) -> None:
     lake, _ = filled
     secret = tmp_path / "secret.csv"
@@ -440,6 +455,7 @@ def test_files_named_by_url_are_read_through_fsspec(tmp_path: Path) -> None:
 
 
 
+@pytest.mark.slow
 def test_what_a_killed_run_left_being_written_is_swept_later(tmp_path: Path) -> None:
     one = str(CASES / "generated" / "clean-003.txt")
     lake = tmp_path / "lake"
@@ -479,6 +495,7 @@ def scheduler(tmp_path: Path) -> Iterator[str]:
             proc.wait()
 
 
+@pytest.mark.slow
 def test_a_running_scheduler_named_by_its_address(scheduler: str, tmp_path: Path) -> None:
     assert scheduler.startswith("tcp://")
     lake, db = tmp_path / "lake", tmp_path / "db.duckdb"

@@ -11,6 +11,8 @@ import pytest
 
 from servehelp import LiveServer
 
+pytestmark = pytest.mark.slow  # every test drives the browser
+
 PHONE = {"width": 390, "height": 844}
 WORDS = {
     "en": {"turn": "{p} to act", "warn": "Beto raised to 3", "collects": "Ana collects 5 from the pot",

@@ -281,6 +281,7 @@ def test_a_killed_worker_is_one_line_and_exit_2(corpus: Path) -> None:
                         r"\(with fewer --jobs if memory is short\)\n", err), err
 
 
+@pytest.mark.slow
 @needs_shared
 def test_ctrl_c_exits_130_and_stops_the_workers(corpus: Path) -> None:
     proc = subprocess.Popen([AUDIT, "check", "-", str(corpus / "a-home.txt"), "--jobs", "2"], stdin=subprocess.PIPE,

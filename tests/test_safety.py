@@ -318,6 +318,7 @@ def test_a_killed_worker_stops_the_run_with_a_message(big_files: list[Path], tmp
         assert counts[path] == Path(path).read_text(encoding="utf-8").count("Hand #"), path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_exits_130_without_tracebacks(big_files: list[Path], tmp_path: Path, workers: str) -> None:
     db = tmp_path / "x.duckdb"
@@ -342,6 +343,7 @@ def test_ctrl_c_exits_130_without_tracebacks(big_files: list[Path], tmp_path: Pa
     assert str(big_files[0]) in stored_files(db)
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_check_exits_130() -> None:
     """Stopped while it waits for standard input (seen in /proc: a read on file 0)."""
     proc = subprocess.Popen([AUDIT, "check", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -412,6 +414,7 @@ def peak_mb(args: list[str], stdin: Path | None = None) -> int:
     return int(found.group(1))
 
 
+@pytest.mark.slow
 def test_ingest_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
     """A 10x larger file (about 12 MB, in one transaction) takes nearly no more memory: rows go to DuckDB in
     batches as they are made (bench/bigfile.py --ingest measures a 1 GB file)."""
@@ -645,6 +648,7 @@ def test_timeout_stops_a_runaway_query(db: Path) -> None:
     assert run("sql", "SELECT 1 AS x", "--db", str(db), "--timeout", "30").exit_code == 0
 
 
+@pytest.mark.slow
 def test_results_are_streamed(db: Path) -> None:
     """2,000,000 rows: memory stays low (they are written as they come, never all held)."""
     query = "SELECT range AS n, 'player-' || range AS name, range * 1.5 AS x FROM range(2000000)"

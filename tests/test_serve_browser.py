@@ -14,6 +14,8 @@ import pytest
 from conftest import FIXTURES, SHARED, needs_shared
 from servehelp import LiveServer
 
+pytestmark = pytest.mark.slow  # every test drives the browser
+
 ODD_CHIP = FIXTURES / "demo" / "home-session-odd-chip-dispute.txt"
 REOPEN = FIXTURES / "demo" / "reopen-dispute.txt"
 STARS = SHARED / "real-hands" / "pokerstars" / "5-Carddraw-NL-USD-0.25-0.50.Sample.txt"

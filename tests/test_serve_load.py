@@ -27,6 +27,8 @@ from audit.serve.disputes import _profile, hand_json
 from conftest import AUDIT, SHARED, children
 from servehelp import LiveServer, check_whole, multipart, rows
 
+pytestmark = pytest.mark.slow  # load tests
+
 IDLE = 200
 QUICK = 2.0  # seconds: what /healthz and another club's list of uploads may take, whatever else goes on
 CLUBS = ("north", "east", "west")

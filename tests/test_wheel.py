@@ -20,6 +20,8 @@ import pytest
 
 from conftest import FIXTURES, ROOT
 
+pytestmark = pytest.mark.slow  # builds and installs the wheel
+
 
 def clean_env(**extra: str) -> dict[str, str]:
     """The environment without this checkout on the path, nor audit's own settings."""
