@@ -13,12 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conftest import SHARED, at_least as _at_least
+
 AUDIT = str(Path(sys.executable).with_name("audit"))
 
 
-def cases_in(*folders: Path) -> list[Path]:
-    """Every ``*.txt`` with an ``.expect.json`` beside it, in name order."""
-    return sorted(p for d in folders for p in d.glob("*.txt") if p.with_suffix(".expect.json").exists())
+def cases_in(*folders: Path, at_least: int) -> list[Path]:
+    """Every ``*.txt`` with an ``.expect.json`` beside it, in name order: at least ``at_least`` of them."""
+    found = sorted(p for d in folders for p in d.glob("*.txt") if p.with_suffix(".expect.json").exists())
+    return _at_least(at_least, found, shared=any(d.is_relative_to(SHARED) for d in folders))
 
 
 def expectation(case: Path) -> dict[str, Any]:

@@ -28,6 +28,16 @@ SHARED_MISSING = f"needs the shared contract folder beside the checkout, missing
 needs_shared = pytest.mark.needs_shared
 
 
+def at_least(count: int, paths: list[Path], shared: bool = False) -> list[Path]:
+    """``paths``, what a glob found in a folder of cases or fixtures, checked to be at least ``count``: a loop or a
+    parametrized test over an emptied or moved folder would otherwise pass having tested nothing. Under
+    ``../shared`` (``shared``) where it is missing there are none, and the tests that read them skip."""
+    if len(paths) < count and not (shared and not HAVE_SHARED):
+        raise AssertionError(f"a glob found {len(paths)} files where at least {count} are expected "
+                             f"({sorted({str(p.parent) for p in paths}) or 'none'})")
+    return paths
+
+
 def skip_without_shared() -> None:
     """Skip the running test when ``../shared`` is missing (fail instead under AUDIT_REQUIRE_SHARED=1)."""
     if not HAVE_SHARED:

@@ -11,7 +11,7 @@ from conftest import SHARED, needs_shared
 
 pytestmark = needs_shared
 
-CASES = cases_in(*(SHARED / "cases" / d for d in ("edge", "generated", "generated-edge", "profiles")))
+CASES = cases_in(*(SHARED / "cases" / d for d in ("edge", "generated", "generated-edge", "profiles")), at_least=60)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")

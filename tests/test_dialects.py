@@ -23,7 +23,7 @@ from audit.model import (
 )
 from audit.read import block_kind, read_blocks, read_text_blocks
 from audit.resources import data_dir
-from conftest import chips_put_in, AUDIT, FIXTURES, ROOT, SHARED, needs_shared
+from conftest import at_least, chips_put_in, AUDIT, FIXTURES, ROOT, SHARED, needs_shared
 from modeldump import dump_block
 
 REAL = SHARED / "real-hands"
@@ -60,7 +60,7 @@ def real_hands(folder: str) -> list[Hand]:
     """The hands of the real logs in shared/real-hands/<folder> (a file's XML prologue is nothing)."""
     (name,) = [n for n, f in SITES.items() if f == folder]
     hands: list[Hand] = []
-    for path in dialect_files(REAL / folder, name):
+    for path in at_least(1, dialect_files(REAL / folder, name)):
         for block in read_blocks(path):
             parsed = parse_block(block)
             if type(parsed) is NothingHere:
@@ -339,7 +339,7 @@ _AMOUNT_IN_BET: Final = re.compile(r'(?:\bbets |TYPE="ACTION_BET"[^\n]* VALUE=")
 
 def _hand_with_a_bet(name: str) -> str:
     """The text of a hand of dialect ``name`` from its fixtures (``fixtures/<name>/``) that has a bet in it."""
-    for path in dialect_files(FIXTURES / name, name):
+    for path in at_least(1, dialect_files(FIXTURES / name, name)):
         for block in read_blocks(path):
             if block.kind == name and isinstance(parse_block(block), Hand) and _AMOUNT_IN_BET.search(block.text()):
                 return block.text()

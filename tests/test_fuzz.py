@@ -485,7 +485,7 @@ def test_cli_exit_status_on_mangled_files(tmp_path: Path, seed: int, edits: list
 
 # ---- inputs the long fuzz run (bench/fuzz.py) found ---------------------------------------------------------
 
-FUZZ_CASES = cases_in(FIXTURES)
+FUZZ_CASES = cases_in(FIXTURES, at_least=3)
 
 
 def test_there_are_fuzz_fixtures() -> None:

@@ -28,7 +28,7 @@ from audit.parallel import CheckedFiles, Part, Task, _Pool, cut_points, plan
 from audit.profile import load_profile
 from audit.read import InputError, iter_lines, read_blocks, read_part_blocks
 from audit.simulate import iter_simulated
-from conftest import AUDIT, FIXTURES, SHARED, children, needs_shared
+from conftest import at_least, AUDIT, FIXTURES, SHARED, children, needs_shared
 
 SHARED_FOLDERS = sorted([p for p in (SHARED / "cases").iterdir() if p.is_dir()] + [SHARED / "real-hands"]
                         if (SHARED / "cases").is_dir() else [SHARED / "cases"])
@@ -98,7 +98,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("corpus")
     (folder / "a-home.txt").write_text(broken(simulated("home-open", 7, 700_000), 1), encoding="utf-8")
     (folder / "b-qdan.txt").write_text(broken(simulated("qdan", 8, 600_000), 2), encoding="utf-8")
-    stars = sorted((SHARED / "real-hands" / "pokerstars").glob("*.txt"))
+    stars = at_least(8, sorted((SHARED / "real-hands" / "pokerstars").glob("*.txt")))
     sessionless = "\n\n".join(p.read_text(encoding="utf-8-sig") for p in stars)
     (folder / "c-site.txt").write_text("\n\n".join([sessionless] * (600_000 // len(sessionless) + 1)),
                                        encoding="utf-8")

@@ -12,6 +12,7 @@ import re
 
 from audit.dialects import house_build, house_lines, house_parser, house_quick
 from audit.dialects.common import LineError, NumberTooLarge
+from conftest import at_least
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "fixtures" / "demo"
@@ -20,7 +21,7 @@ ALPHABET = " \t[]()#:-./'0123456789²٣xAsKdT10\u00a0美\r"
 
 def _lines() -> list[str]:
     lines: list[str] = []
-    for path in sorted(CORPUS.glob("*.txt")) + sorted((ROOT / "fixtures" / "house").glob("*.txt")):
+    for path in at_least(1, sorted(CORPUS.glob("*.txt"))) + at_least(3, sorted((ROOT / "fixtures" / "house").glob("*.txt"))):
         lines.extend(line for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
     return lines
 

@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from audit.cli import main
-from conftest import AUDIT, SHARED, children, needs_shared
+from conftest import at_least, AUDIT, SHARED, children, needs_shared
 
 pytestmark = needs_shared
 
@@ -247,7 +247,7 @@ def test_seats_outside_one_to_ten_are_findings(tmp_path: Path) -> None:
 
 # ============================================================================================ 4. workers, Ctrl-C
 def renumbered(copies: int) -> str:
-    texts = [p.read_text(encoding="utf-8") for p in sorted(CASES.glob("generated*/clean-*.txt"))]
+    texts = [p.read_text(encoding="utf-8") for p in at_least(20, sorted(CASES.glob("generated*/clean-*.txt")))]
     out, number = [], 0
     for copy in range(copies):
         for text in texts:

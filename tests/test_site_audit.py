@@ -58,7 +58,7 @@ def test_the_other_sites_hands_audit_clean_under_the_site_profile(folder: str) -
 
 # ---- RULES.md "Site logs": real hands with one change each (fixtures/site), judged through the CLI --------------
 SITE_FIXTURES = ROOT / "fixtures" / "site"
-SITE_CASES = cases_in(SITE_FIXTURES)
+SITE_CASES = cases_in(SITE_FIXTURES, at_least=30)
 # each decision of RULES.md's "Site logs" paragraph: its rule, and the betting structures its fixtures must cover
 SITE_RULES = {"BLIND_WRONG": ("nl", "pl", "fl"), "CARD_DUPLICATE": ("nl", "pl", "fl"), "RAISE_CAP": ("fl",),
               "STUB_CARD": ("nl", "pl", "fl")}

@@ -22,12 +22,12 @@ from audit.store.ingest import IngestJob, audit_file_rows, parse_started_at
 from audit.store.db import Store
 from audit.store.schema import ORDER_BY, SCHEMA, hand_key
 
-from conftest import needs_shared
+from conftest import at_least, needs_shared
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CASES = SHARED / "cases"
 STARS = SHARED / "real-hands" / "pokerstars"
-CLEAN = sorted(CASES.glob("generated*/clean-*.txt"))
+CLEAN = at_least(20, sorted(CASES.glob("generated*/clean-*.txt")), shared=True)
 
 pytestmark = needs_shared
 
@@ -103,7 +103,7 @@ def cases_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # ---------------------------------------------------------------------------------------------- ingest
 def test_ingest_stores_every_hand_and_prints_one_summary_line(cases_db: Path) -> None:
-    files = sorted(CASES.rglob("*.txt"))
+    files = at_least(60, sorted(CASES.rglob("*.txt")))
     assert count(cases_db, "files") == len(files)
     assert count(cases_db, "hands") == hands_in(files)
     assert count(cases_db, "parse_errors") == 0
@@ -450,7 +450,7 @@ def test_refuses_a_database_it_did_not_write(tmp_path: Path) -> None:
 
 
 def test_small_files_written_together_give_the_database_of_one_transaction_each(tmp_path: Path) -> None:
-    paths = [str(p) for p in sorted((CASES / "generated").glob("*.txt"))[:12]]
+    paths = [str(p) for p in at_least(12, sorted((CASES / "generated").glob("*.txt")))[:12]]
     apart = tmp_path / "apart.duckdb"
     for path in paths:  # one run, so one transaction, per file
         assert invoke("ingest", path, "--db", str(apart)).exit_code == 0
