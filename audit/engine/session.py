@@ -66,7 +66,7 @@ class SessionTracker:
             prev = self.last
             balances = self.balances
             for s in hand.seats:
-                carried_over = balances.get(s.player)  # one look-up (``in``, then ``[]``, was two)
+                carried_over = balances.get(s.player)  # (one look-up: None for a player new to the session)
                 if carried_over is not None:
                     want = carried_over
                     if s.chips != want:

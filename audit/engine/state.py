@@ -218,8 +218,8 @@ def hand_strength(st: HandState, player: str, cards: tuple[str, ...] | None) -> 
 
 def same_hand(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """``a == b`` for two hands: the same cards in the same order. A loop over the strings (each compared by
-    identity, then by its bytes): the tuples' own comparison went through the generic protocol for each card,
-    several times the cost (a hand shown and the hand held are equal tuples of distinct strings)."""
+    identity, then by its bytes) costs a fraction of the tuples' own comparison, which goes through the generic
+    protocol for each card (a hand shown and the hand held are equal tuples of distinct strings)."""
     if a is b:
         return True
     n = len(a)
@@ -444,7 +444,7 @@ def expected_actor(st: HandState, after: str | None) -> str | None:
     order = st.order
     n = len(order)
     idx = -1
-    for i in range(n):  # one pass (``in``, then ``index``, was two)
+    for i in range(n):  # (one pass finds whether he is dealt in and where)
         if order[i] == after:
             idx = i + 1
             break

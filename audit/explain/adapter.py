@@ -1,6 +1,6 @@
 """The one adapter from the engine's typed steps (``audit.engine.steps.Step``, recorded by the replay with
-``steps=True``) to explain's ``Step`` s: the street's name, the log line as plain data with the short English
-``text`` the JSON has always carried, what was legal (to call, min / max raise-to, may raise; or for a draw the
+``steps=True``) to explain's ``Step`` s: the street's name, the log line as plain data with the JSON's short
+English ``text`` (scripts read it: its words stay fixed), what was legal (to call, min / max raise-to, may raise; or for a draw the
 cards that could go and the limit), the findings made at the step, and the pots the contributions build
 (``audit.pots.build_pots``) after every step. The cards each player ends with are followed here too, for the
 seats.
@@ -61,7 +61,7 @@ def draw_allowance(profile: Profile | None, hand: tuple[str, ...] | None) -> Dra
 
 
 def step_text(item: Item) -> str:
-    """The short English line of a step in the JSON (``text``), as it has always read."""
+    """The short English line of a step in the JSON (``text``): fixed words that scripts read, never translated."""
     if isinstance(item, Action):
         if item.kind in ("fold", "check"):
             return f"{item.player} {item.kind}s"
@@ -102,7 +102,7 @@ def step_text(item: Item) -> str:
 def steps_from_engine(result: HandResult, profile: Profile | None = None) -> list[Step]:
     """The typed steps of one replayed hand (``result`` from ``replay(..., steps=True)``): a first step with the
     seats and stacks, then one per engine step; every finding sits on the step of its line (else the last step
-    before it). (``profile``: unused, kept for callers; the engine's steps carry the draw limit in force.)"""
+    before it). ``profile`` is not read: the engine's steps carry the draw limit in force."""
     hand = result.hand
     order = [s.player for s in sorted(hand.seats, key=lambda x: x.seat) if s.player in result.dealt_in]
     kept = {id(f) for f in result.findings}  # a finding the pipeline capped is not shown
