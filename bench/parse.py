@@ -1,11 +1,19 @@
 """Parse throughput: how fast the reader and the house grammar turn a file into hands (no replay, no rules).
 
-    .venv/bin/python bench/parse.py [--hands 20000] [--seed 1] [--repeat 3] [--file FILE]
+    .venv/bin/python bench/parse.py [--hands 20000] [--seed 1] [--repeat 3] [--file FILE] [--without SHORTCUT]
 
 Builds a corpus with the simulator (``audit.simulate``; also timed, as the simulator's hands/s), writes it to a
 temporary file, then measures ``audit.read.read_blocks`` + ``audit.dialects.dispatch.parse_block`` over it in a fresh child
 process, so that the peak memory printed is that of parsing alone (``ru_maxrss``). Prints figures; asserts
 nothing about time (a benchmark is a script, not a test).
+
+``--without SHORTCUT`` (repeatable) turns one of the house parser's shortcuts off, to measure what it gains (the
+figures beside them in ``audit/dialects/house_*.py`` were measured so): ``memo`` (the lines read before are read
+again), ``slicing`` (every line by its pattern; the one-pass hand needs the sliced readers, so it goes too),
+``one-pass`` (every hand through the tables' stack), ``stored-tables`` (Lark builds the tables at the start) and
+``lazy-patterns`` (every pattern compiled at the start; these two show in the start-up figure). The shortcuts
+are turned off by replacing the parser's parts, which the compiled modules do not allow: run it on the plain
+Python modules (``AUDIT_PURE_PYTHON=1``).
 """
 
 from __future__ import annotations
@@ -45,15 +53,35 @@ def make_corpus(path: str, hands: int, seed: int) -> tuple[int, int, float, floa
     return total, size, time.perf_counter() - start, time.process_time() - cpu
 
 
-def measure(path: str, repeat: int) -> dict[str, float]:
+SHORTCUTS = ("memo", "slicing", "one-pass", "stored-tables", "lazy-patterns")
+
+
+class _Forgetful(dict):  # type: ignore[type-arg]
+    """A memo that never keeps a line."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+def measure(path: str, repeat: int, without: list[str]) -> dict[str, float]:
     """In this (fresh) process: parse the file ``repeat`` times; best time, hands, peak memory."""
     t0 = time.perf_counter()
     from audit.model import Hand
+    from audit.dialects import house_parser
     from audit.dialects.dispatch import parse_block
-    from audit.dialects.house import house_line_parser
     from audit.read import read_blocks
 
-    house_line_parser()  # load the (cached) tables outside the timing
+    if "stored-tables" in without:
+        house_parser.stored_tables = lambda: None  # type: ignore[assignment]
+    parser = house_parser.house_line_parser()  # load the (cached) tables outside the timing
+    if "lazy-patterns" in without:
+        parser.patterns  # (compiles every pattern)
+    if "memo" in without:
+        parser.memo = _Forgetful()
+    if "slicing" in without:
+        parser.quick = False
+    if "one-pass" in without:
+        parser.read_hand = lambda lines, numbers, file: None  # type: ignore[method-assign]
     setup = time.perf_counter() - t0
     base = rss_mib()
     best = best_cpu = float("inf")
@@ -77,11 +105,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--file", help="parse this file instead of a simulated corpus")
+    ap.add_argument("--without", action="append", default=[], choices=SHORTCUTS,
+                    help="turn this shortcut of the house parser off (plain Python only; repeatable)")
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # the child process
     args = ap.parse_args()
     if args.measure:
-        print(json.dumps(measure(args.measure, args.repeat)))
+        print(json.dumps(measure(args.measure, args.repeat, args.without)))
         return
+    if args.without:
+        from audit import _native
+        if _native.compiled_state() == "compiled":
+            sys.exit("--without replaces parts of the parser, which the compiled modules do not allow: "
+                     "run it with AUDIT_PURE_PYTHON=1")
     with tempfile.TemporaryDirectory(prefix="audit-bench-") as tmp:
         path = args.file
         if path is None:
@@ -90,11 +125,13 @@ def main() -> None:
             print(f"simulate: {hands} hands ({size / 2**20:.1f} MiB) in {secs:.2f} s wall = {hands / secs:,.0f} "
                   f"hands/s; {cpu:.2f} s cpu = {hands / cpu:,.0f} hands/s (seed {args.seed})")
         child = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--measure", path,
-                                "--repeat", str(args.repeat)], capture_output=True, text=True, check=True)
+                                "--repeat", str(args.repeat)] + [f"--without={w}" for w in args.without],
+                               capture_output=True, text=True, check=True)
         r = json.loads(child.stdout)
     print(f"parse (read + parse_block): {r['hands']} hands in {r['seconds']:.2f} s wall = "
           f"{r['hands'] / r['seconds']:,.0f} hands/s; {r['cpu']:.2f} s cpu = {r['hands'] / r['cpu']:,.0f} hands/s "
-          f"(best of {args.repeat}; imports and grammar {r['setup']:.2f} s)")
+          f"(best of {args.repeat}; imports and grammar {r['setup']:.2f} s"
+          f"{'; without ' + ', '.join(args.without) if args.without else ''})")
     print(f"peak memory (parse process, ru_maxrss): {r['rss_peak']:.0f} MiB "
           f"({r['rss_peak'] - r['rss_base']:+.0f} MiB over the {r['rss_base']:.0f} MiB after imports)")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} (wall figures suffer under load; "
