@@ -1,7 +1,8 @@
 """Lark's side of the house format: Lark builds the grammar (``grammar/house.lark``) and its LALR tables, which
-``grammar_tables`` turns into the plain lists ``audit.dialects.house_parser.LineParser`` plays (stored beside the grammar
-in ``house.tables.json``, so that a check neither imports Lark nor builds the grammar); and Lark's own parser, with
-the house builders as its callbacks, which the tests hold the fast parser to.
+``grammar_tables`` turns into the plain lists ``audit.dialects.house_parser.LineParser`` plays (stored beside the
+grammar in ``house.tables.json``, so that a check neither imports Lark nor builds the grammar); and Lark's own
+parser, with the house builders (``audit.dialects.house_build``) as its callbacks, which the tests hold the fast
+parser to. Nothing of the fast parser imports this module, but its start when the stored tables are stale.
 
 ``python -m audit.dialects.house_lark`` (``make tables``) writes the stored tables again, after the grammar
 changed (until then, the fast parser has Lark build them at its start: the same parse, slower to start).

@@ -53,12 +53,13 @@ TERMINAL_CODE: Final = {name: code for code, name in enumerate(TERMINALS)}
 
 
 # ---- the words inside a line --------------------------------------------------------------------------
-# What each word a line is written with stands for in the model: every reader takes them from here.
+# What the words of a line stand for in the model (the builders and the sliced readers take the post kinds, the
+# streets and the pots from here).
 POST_KINDS: Final = {"the ante": "ante", "small blind": "small", "big blind": "big", "over blind": "over",
-              "live blind": "live", "dead blind": "dead"}
+                     "live blind": "live", "dead blind": "dead"}
 MARKERS: Final = {"DEALING HANDS": "deal", "FIRST BETTING ROUND": "first", "DRAW": "draw",
-            "SECOND BETTING ROUND": "second", "SHOW DOWN": "showdown", "SUMMARY": "summary",
-            "REDEAL": "redeal"}
+                  "SECOND BETTING ROUND": "second", "SHOW DOWN": "showdown", "SUMMARY": "summary",
+                  "REDEAL": "redeal"}
 EVENTS: Final = {"disconnected": "disconnected", "connected": "connected", "played by the house": "house"}
 VERBS: Final = {"folds": "fold", "checks": "check", "calls": "call", "bets": "bet", "raises": "raise"}
 PAROLE_VERBS: Final = {"offers": "offer", "accepts": "accept", "declines": "decline"}
