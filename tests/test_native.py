@@ -65,6 +65,18 @@ def test_a_start_with_the_sources_as_built_reads_and_hashes_none_of_them() -> No
     assert done.stdout.split(None, 1) == ["compiled", "[]\n"], done.stderr
 
 
+def test_audit_pure_python_loads_every_module_from_its_source() -> None:
+    """``make test-fast`` sets AUDIT_PURE_PYTHON: every module of the compiled group is then its ``.py`` file,
+    whether a build is there or not (with a current build and without it, they are extension modules: the test
+    above)."""
+    probe = ("import audit, audit.cli\nfrom audit import _native\n"
+             "modules = [__import__('audit.' + name, fromlist=['_']) for name in _native.COMPILED]\n"
+             "print(len(modules), [m.__name__ for m in modules if _native.is_compiled(m)])")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "AUDIT_PURE_PYTHON": "1"})
+    assert done.stdout == f"{len(_native.COMPILED)} []\n", done.stderr
+
+
 def corpus() -> list[str]:
     paths = [FIXTURES / "rules", FIXTURES / "tda", FIXTURES / "profiles",
              *[FIXTURES / d.name for d in registry.DIALECTS if d.name != "house"], FIXTURES / "demo",
