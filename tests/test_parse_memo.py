@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -390,7 +391,15 @@ def _kinds_without_a_reader(sources: dict[str, str], lines: dict[str, list[str]]
     for code, name in enumerate(house_lines.TERMINALS[:-1]):  # (the last is the end of the block, no line)
         if name not in sources:
             problems.append(f"{name}: no pattern in the grammar")
-        elif name in house_quick.QUICK_PATTERNS:
+            continue
+        for line in lines.get(name, [])[:1]:
+            m = re.compile(sources[name]).fullmatch(line + "\n")
+            assert m is not None, line
+            try:
+                house_build.token_value(code, m, 1)
+            except ValueError:
+                problems.append(f"{name}: no builder")
+        if name in house_quick.QUICK_PATTERNS:
             if not any(house_quick.quick_line(line, 1, {})[0] == code for line in lines.get(name, [])):
                 problems.append(f"{name}: no line of the fixtures is read by slicing")
         elif name not in pattern_only:

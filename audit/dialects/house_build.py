@@ -16,8 +16,8 @@ from audit.dialects.common import (
 from audit.dialects.house_lines import (
     EVENTS, MARKERS, PAROLE_VERBS, POST_KINDS, POTS, T_ACT, T_CARDS, T_CARRIED, T_COLLECTED, T_DEALT, T_DECK,
     T_DISCARDS, T_EVENT, T_HAND_LINE, T_MARKER, T_MUCKS, T_NOPLAY, T_OPTION, T_PAROLE, T_POST, T_PROFILE,
-    T_RESHUFFLES, T_SAID, T_SCORES, T_SEAT_LINE, T_SESSION, T_SHOWS, T_STANDING, T_STANDS_PAT, T_TABLE_LINE,
-    T_TOTAL, T_UNCALLED, VERBS,
+    T_RESHUFFLES, T_SAID, T_SCORES, T_SEAT_LINE, T_SESSION, T_SESSION_END, T_SHOWS, T_STANDING, T_STANDS_PAT,
+    T_TABLE_LINE, T_TOTAL, T_UNCALLED, TERMINALS, VERBS,
 )
 from audit.model import (
     Action, CardsLine, Collect, Dealt, DeckLine, Discard, Event, Hand, Marker, Muck, NoPlay, OptionLine, Parole,
@@ -300,7 +300,9 @@ def token_value(kind: int, m: re.Match[str], line: int) -> object:
         return _b_standing(m, line)
     if kind == T_CARDS:
         return _b_cards(m, line)
-    return line  # SESSION_END: its line, for session_end
+    if kind == T_SESSION_END:
+        return line  # its line, for session_end
+    raise ValueError(f"no builder for the line kind {TERMINALS[kind]}: add its branch here")
 
 
 # What a reduction builds: a left-recursive list (one Python list grows), or one of the blocks.
