@@ -139,6 +139,7 @@ def test_accepts_any_sequence_and_order() -> None:
 # -- category counts over every hand --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_category_counts_standard_52() -> None:
     counts = Counter(map(STANDARD.category, itertools.combinations(make_deck(52), 5)))
     assert counts == {

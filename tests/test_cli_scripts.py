@@ -62,6 +62,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------- pipes
+@pytest.mark.slow
 def test_a_closed_pipe_ends_quietly_with_the_status_so_far(tmp_path: Path) -> None:
     big = many_findings(tmp_path / "big.txt", 1000)  # 21,000 findings, 4 MB of text: far over a pipe's buffer
     db = tmp_path / "big.duckdb"
@@ -164,6 +165,7 @@ def on_a_terminal(args: list[str], stdin: Path | None = None) -> tuple[str, str,
     return shown.decode(errors="replace"), out, proc.returncode
 
 
+@pytest.mark.slow
 def test_progress_shows_on_a_terminal_only(tmp_path: Path) -> None:
     big = tmp_path / "long.txt"
     done = subprocess.run([AUDIT, "simulate", "--sessions", "600", "--seed", "3", "-o", str(big)], timeout=300)
