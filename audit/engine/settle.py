@@ -10,7 +10,9 @@ from audit.engine.parole import (
 )
 from audit.engine.result import HandResult, PotResult
 from audit.engine.rounds import close_round, settle_uncalled
-from audit.engine.showdown import check_points, check_show_order, check_site_known_cards, winners_among
+from audit.engine.showdown import (
+    check_points, check_show_order, check_site_known_cards, check_what_shown_proves, winners_among,
+)
 
 from audit.engine.state import HandState, dead_money, finding, gather, gather_all, note, note_all, record
 from audit.findings import Finding
@@ -131,8 +133,11 @@ def finish(st: HandState) -> HandResult:
     if summary is not None and not redeal:
         note(st, check_summary(st, summary, pot_total, collected_total, rake))
     note(st, check_show_order(st, live))
+    unjudged: tuple[str, ...] = ()
     if not hand.shows_all_cards:
         note_all(st, check_site_known_cards(st))
+        proved, unjudged = check_what_shown_proves(st)
+        note_all(st, proved)
     if st.points_mode:
         note_all(st, check_points(st, live))
     end = {p: chips - contrib.get(p, 0) for p, chips in st.start.items()}
@@ -149,7 +154,7 @@ def finish(st: HandState) -> HandResult:
         hand=hand, profile=prof.name, session=st.session, findings=st.findings, pots=results,
         should_receive=should, received=received, contributions=contrib,
         start_stacks=st.start, end_stacks=end, dealt_in=st.order, redeal=redeal,
-        pot_total=pot_total, rake=rake, steps=st.steps, points=st.scores)
+        pot_total=pot_total, rake=rake, steps=st.steps, points=st.scores, unjudged=unjudged)
 
 
 def check_summary(st: HandState, summary: SummaryTotal, pot_total: int, collected_total: int,
