@@ -11,8 +11,10 @@ by a hit and its near miss in `fixtures/decisions/` (issue 32):
 3. The button on a redeal stays on its seat even when that seat's player left (all-in on the ante, his chips in
    the carried pot); moving it is `BUTTON_MOVE`. (`redeal-button-*`)
 4. In `points` mode the points on a seat line are its stack: a wrong carry is `STACK_CONTINUITY`. (`points-*`)
-5. A first round nobody could act in (the forced bets left at most one player able to bet) is not one everyone
-   checked: the hand plays on to the draw, and a redeal there is `REDEAL`. (`nobody-to-act-*`)
+5. "Everyone checked" (RULES.md, decided 2026-12-03): a first round nobody could act in (the forced bets left at
+   most one player able to bet) is not one everyone checked: the hand plays on to the draw, and a redeal there is
+   `REDEAL`; with `openers = jacks` a hand where nobody was dealt openers is still redealt, and playing it on is
+   `REDEAL`. (`nobody-to-act-*`)
 
 A hit's expectation names exactly the findings it must give: every violation or error found is one of its
 `must_include` (hand and rule), and a `msg_id`, where given, says which reason. A near miss is clean and, at any
@@ -34,6 +36,7 @@ import pytest
 
 from audit.simulate import Simulator
 from casejudge import AUDIT, banned_in_clean, describe, judge, run_check
+from conftest import SHARED, needs_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 DECISIONS = ROOT / "fixtures" / "decisions"
@@ -75,6 +78,37 @@ def test_every_decision_has_a_hit_and_a_near_miss() -> None:
                 else f"openers-held-{variant}-redeal"} <= hits
     for prefix in ("all-in-", "redeal-button-", "points-", "nobody-to-act-"):
         assert any(s.startswith(prefix) for s in clean) and any(s.startswith(prefix) for s in hits), prefix
+
+
+# RULES.md's "Everyone checked" decision, sentence by sentence, and the fixtures that hold the engine to each
+EVERYONE_CHECKED = {
+    "at least one player could act in the first round and every one who acted checked":
+        ("qdan-all-check-redeal-not-allowed", "qdan-all-check-proceed"),
+    "A first round in which nobody could act (all but one all-in on the forced bets) is not an all-check round":
+        ("nobody-to-act-redeal", "nobody-to-act-draw"),
+    "With `openers = jacks` a hand where no player was dealt openers is still redealt":
+        ("nobody-to-act-no-openers-draw", "nobody-to-act-no-openers-redeal"),
+}
+
+
+@needs_shared
+def test_everyone_checked_is_pinned_to_rules_md() -> None:
+    """Each sentence of the decision is in RULES.md as the fixtures read it, and has a hit (a `REDEAL`) and a
+    clean near miss; the hits and misses themselves are judged through the CLI above or in test_profiles.py."""
+    rules = " ".join((SHARED / "spec" / "RULES.md").read_text(encoding="utf-8").split())
+    start = rules.index("**Everyone checked** (decided 2026-12-03)")
+    decision = rules[start:rules.index("- **", start + 10)]
+    for sentence, (hit, miss) in EVERYONE_CHECKED.items():
+        assert sentence in decision, sentence
+        for name, clean in ((hit, False), (miss, True)):
+            folder = DECISIONS if (DECISIONS / f"{name}.txt").is_file() else ROOT / "fixtures" / "profiles"
+            expect = expectation(folder / f"{name}.txt")
+            assert bool(expect.get("clean")) is clean, name
+            if not clean:
+                assert {w["rule"] for w in expect["must_include"]} == {"REDEAL"}, name
+            else:
+                found = run_check(folder / f"{name}.txt", expect.get("profile"))
+                assert not [f for f in found if f["rule"] == "REDEAL"], describe(found)
 
 
 @pytest.mark.parametrize("start", ["opener", "left-of-button"])
