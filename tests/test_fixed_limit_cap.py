@@ -1,18 +1,21 @@
 """The fixed-limit cap on a site stays after folds (RULES.md, "Site logs": "none heads-up" means the round began
 with two players; a round that began with three or more stays capped when folds leave two), in every site dialect
 that plays fixed limit: PokerStars (`fixtures/site/RAISE_CAP-*-heads-up-*-fl`, judged in test_site_audit.py) and
-Boss Media (`fixtures/cap/`, judged here through the real CLI), and the dispute page's "what was legal" at the cap.
+Boss Media (`fixtures/cap/`, judged here through the real CLI), the dispute page's "what was legal" at the cap,
+and the simulator (a second implementation from RULES.md) playing the same cap.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from audit.explain import HandExplanation, explain_file
 from audit.explain.phrases import legal_words
+from audit.simulate import Simulator
 from casejudge import banned_in_clean, describe, judge, run_check
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,3 +61,22 @@ def test_explain_says_raising_is_closed_at_the_cap_after_folds(case: Path, line:
     assert "raising open" not in legal_words(before, "en")
     assert legal_words(before, "es").endswith("no se puede subir (se llegó al tope de apuestas)")
     assert [f.rule for f in before.findings] == ["RAISE_CAP"]
+
+
+def test_the_simulator_plays_the_cap_as_the_engine_judges_it(tmp_path: Path) -> None:
+    """Forty seeded stripped32 sessions in fixed limit with the site's cap (`raise-cap = 4-not-heads-up`), played
+    by the simulator from RULES.md: rounds that began with three or more capped with two left, rounds that began
+    heads-up raised past four bets, and the CLI finds every session clean."""
+    sim = Simulator("stripped32", 12, [("betting", "fixed-limit"), ("raise-cap", "4-not-heads-up")])
+    stats: Counter[str] = Counter()
+    texts = []
+    for index in range(40):
+        session = sim.session(index)
+        texts.append(session.text)
+        stats += session.stats
+    path = tmp_path / "cap.txt"
+    path.write_text("\n".join(texts), encoding="utf-8")
+    found = run_check(path, None)
+    bad = [f for f in found if f["severity"] in ("violation", "error")]
+    assert not bad, describe(bad)
+    assert stats["capped_after_folds"] >= 3 and stats["past_cap_heads_up"] >= 1, stats
