@@ -1,8 +1,8 @@
 """The fixed-limit cap on a site stays after folds (RULES.md, "Site logs": "none heads-up" means the round began
 with two players; a round that began with three or more stays capped when folds leave two), in every site dialect
-that plays fixed limit: PokerStars (`fixtures/site/RAISE_CAP-*-heads-up-*-fl`, judged in test_site_audit.py) and
-Boss Media (`fixtures/cap/`, judged here through the real CLI), the dispute page's "what was legal" at the cap,
-and the simulator (a second implementation from RULES.md) playing the same cap.
+that plays fixed limit: PokerStars (`fixtures/site/RAISE_CAP-*-heads-up-*-fl`, judged in test_site_audit.py), Boss
+Media, Full Tilt and OnGame (`fixtures/cap/`, judged here through the real CLI); the dispute page's "what was
+legal" at the cap; and the simulator (a second implementation from RULES.md) playing the same cap.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ def test_cap_fixture(case: Path) -> None:
 
 def test_every_fixed_limit_site_has_a_hit_and_a_near_miss() -> None:
     names = {p.name for p in CASES}
-    assert {"boss-folded-to-two-hit.xml", "boss-folded-to-two-miss.xml"} <= names
+    for site, suffix in (("boss", "xml"), ("fulltilt", "txt"), ("ongame", "txt")):
+        assert {f"{site}-folded-to-two-hit.{suffix}", f"{site}-folded-to-two-miss.{suffix}"} <= names
     for case in ("RAISE_CAP-hit-heads-up-before-cap-fl", "RAISE_CAP-miss-heads-up-at-cap-fl"):
         assert (SITE / f"{case}.txt").is_file() and (SITE / f"{case}.expect.json").is_file()
 
@@ -50,6 +51,8 @@ def only_hand(path: Path) -> HandExplanation:
 @pytest.mark.parametrize("case, line", [
     (SITE / "RAISE_CAP-hit-heads-up-before-cap-fl.txt", 37),  # Hero's fifth bet, two left of four
     (CAP / "boss-folded-to-two-hit.xml", 36),  # Hero's fifth bet, two left of three
+    (CAP / "fulltilt-folded-to-two-hit.txt", 36),  # Player3's fifth bet, two left of four
+    (CAP / "ongame-folded-to-two-hit.txt", 24),  # Hero's fifth bet (the big blind the first), two left of four
 ])
 def test_explain_says_raising_is_closed_at_the_cap_after_folds(case: Path, line: int) -> None:
     """Once the fourth bet is in, the fifth bet's step says raising was closed, in both languages, and not
