@@ -3,7 +3,7 @@
 his share; one paid less than that beyond the odd chips, nothing included, is `POT_WINNER` against the player who
 took it (`finding.POT_WINNER.tie_taken`, naming both and the chips), and a share off by odd chips only stays
 `ODD_CHIP`. Main pots and side pots, two-way and three-way ties, in the house format, under `Cards: shown` and in
-the PokerStars, Full Tilt and OnGame dialects.
+the PokerStars, Full Tilt, OnGame and Boss Media dialects.
 
 A hit's expectation names exactly the findings it must give: every violation or error found is one of its
 `must_include`, and where it gives `msg_id`, `owed` and `chips` the finding says that reason, that player and
@@ -58,17 +58,17 @@ def test_tie_fixture(case: Path) -> None:
 
 
 def test_ties_are_covered_where_the_decision_says() -> None:
-    """A hit and a clean near miss in the house format, under `Cards: shown` and in at least two site dialects;
+    """A hit and a clean near miss in the house format, under `Cards: shown` and in every site dialect;
     a three-way tie taken by one; a side pot's tie taken by one of the tied and by the main pot's winner."""
     hits = {p.stem for p in CASES if not expectation(p).get("clean")}
     misses = {p.stem for p in CASES if expectation(p).get("clean")}
-    for prefix in ("house", "shown", "pokerstars", "fulltilt", "ongame"):
+    for prefix in ("house", "shown", "pokerstars", "fulltilt", "ongame", "boss"):
         assert f"{prefix}-taken-whole" in hits and f"{prefix}-split" in misses, prefix
     assert {"house-three-way-taken-by-one", "house-side-pot-taken-by-one-tied",
             "house-side-pot-taken-by-main-winner", "house-taken-in-part", "house-odd-chip-only"} <= hits
     assert {"house-three-way-split", "house-side-pot-split"} <= misses
     headers = {"pokerstars": "PokerStars Game #", "fulltilt": "Full Tilt Poker Game #",
-               "ongame": "***** History for hand", "shown": "Cards: shown"}
+               "ongame": "***** History for hand", "boss": "<HISTORY ID=", "shown": "Cards: shown"}
     for case in CASES:
         prefix = case.stem.split("-", 1)[0]
         if prefix in headers:
