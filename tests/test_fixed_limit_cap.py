@@ -7,8 +7,6 @@ legal" at the cap; and the simulator (a second implementation from RULES.md) pla
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ import pytest
 from audit.explain import HandExplanation, explain_file
 from audit.explain.phrases import legal_words
 from audit.simulate import Simulator
-from casejudge import banned_in_clean, describe, judge, run_check
+from casejudge import check_case, describe, run_check, simulated_sessions
 
 ROOT = Path(__file__).resolve().parent.parent
 CAP = ROOT / "fixtures" / "cap"
@@ -26,10 +24,7 @@ CASES = sorted(p for p in CAP.iterdir() if p.suffix in (".txt", ".xml"))
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_cap_fixture(case: Path) -> None:
-    expect = json.loads(case.with_suffix(".expect.json").read_text(encoding="utf-8"))
-    found = run_check(case, expect.get("profile"))
-    verdict = judge(expect, found) or banned_in_clean(expect, found)
-    assert not verdict, f"{case.name}: {verdict}\nfindings:\n{describe(found)}"
+    expect, found = check_case(case)
     if not expect.get("clean"):
         bad = {(f["rule"], f["msg_id"]) for f in found if f["severity"] in ("violation", "error")}
         assert bad == {(w["rule"], w["msg_id"]) for w in expect["must_include"]}, describe(found)
@@ -71,14 +66,9 @@ def test_the_simulator_plays_the_cap_as_the_engine_judges_it(tmp_path: Path) -> 
     by the simulator from RULES.md: rounds that began with three or more capped with two left, rounds that began
     heads-up raised past four bets, and the CLI finds every session clean."""
     sim = Simulator("stripped32", 12, [("betting", "fixed-limit"), ("raise-cap", "4-not-heads-up")])
-    stats: Counter[str] = Counter()
-    texts = []
-    for index in range(40):
-        session = sim.session(index)
-        texts.append(session.text)
-        stats += session.stats
+    text, stats = simulated_sessions(sim, 40)
     path = tmp_path / "cap.txt"
-    path.write_text("\n".join(texts), encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     found = run_check(path, None)
     bad = [f for f in found if f["severity"] in ("violation", "error")]
     assert not bad, describe(bad)

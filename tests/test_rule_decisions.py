@@ -27,15 +27,13 @@ And the simulator (`audit.simulate`, the second implementation of the rules) pla
 from __future__ import annotations
 
 import json
-import subprocess
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from audit.simulate import Simulator
-from casejudge import AUDIT, banned_in_clean, describe, judge, run_check
+from casejudge import check_case, describe, run_check, simulated_sessions
 from conftest import SHARED, needs_shared
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,10 +49,7 @@ def expectation(case: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_decision_fixture(case: Path) -> None:
-    expect = expectation(case)
-    found = run_check(case, expect.get("profile"))
-    verdict = judge(expect, found) or banned_in_clean(expect, found)
-    assert not verdict, f"{case.name}: {verdict}\nfindings:\n{describe(found)}"
+    expect, found = check_case(case)
     if expect.get("clean"):
         return
     wanted = {(w["hand"], w["rule"]) for w in expect["must_include"]}
@@ -117,18 +112,10 @@ def test_simulated_jacks_sessions_audit_clean(start: str, tmp_path: Path) -> Non
     CLI, with hands redealt because nobody could open and, under `left-of-button` only, hands where someone
     held openers, everyone checked and play went on to the draw."""
     sim = Simulator("qdan", 32, [("openers", "jacks"), ("second-round-starts", start)])
-    stats: Counter[str] = Counter()
-    texts = []
-    for index in range(30):
-        session = sim.session(index)
-        texts.append(session.text)
-        stats += session.stats
+    text, stats = simulated_sessions(sim, 30)
     path = tmp_path / f"jacks-{start}.txt"
-    path.write_text("\n".join(texts), encoding="utf-8")
-    run = subprocess.run([AUDIT, "check", str(path), "--format", "json", "--fail-on", "never"],
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-300:]
-    found = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+    path.write_text(text, encoding="utf-8")
+    found = run_check(path, None)
     bad = [f for f in found if f["severity"] in BAD]
     assert not bad, f"{len(bad)} findings on legal simulated play:\n{describe(bad)}"
     assert stats["redeal_no_openers"] >= 20, stats

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from casejudge import banned_in_clean, describe, judge, run_check
+from casejudge import check_case
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_DIR = ROOT / "fixtures" / "rules"
@@ -49,10 +49,7 @@ MISS_ONLY = {"BET_UNIT"}
 def test_fixture(case: Path) -> None:
     expect_path = case.with_suffix(".expect.json")
     assert expect_path.exists(), f"{case.name} has no {expect_path.name}"
-    expect = json.loads(expect_path.read_text(encoding="utf-8"))
-    found = run_check(case, expect.get("profile"))
-    verdict = judge(expect, found) or banned_in_clean(expect, found)
-    assert not verdict, f"{case.name}: {verdict}\nfindings:\n{describe(found)}"
+    check_case(case)
 
 
 def test_every_fixture_has_an_expectation() -> None:

@@ -12,23 +12,17 @@ that many chips (cents in a currency hand). A near miss is clean and free of the
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from casejudge import banned_in_clean, describe, judge, run_check
+from casejudge import check_case, describe, expectation
 
 ROOT = Path(__file__).resolve().parent.parent
 TIES = ROOT / "fixtures" / "ties"
 CASES = sorted(p for p in TIES.iterdir() if p.suffix in (".txt", ".xml"))
 BAD = ("violation", "error")
-
-
-def expectation(case: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(case.with_suffix(".expect.json").read_text(encoding="utf-8"))
-    return data
 
 
 def said(want: dict[str, Any], f: dict[str, Any]) -> bool:
@@ -44,10 +38,7 @@ def said(want: dict[str, Any], f: dict[str, Any]) -> bool:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_tie_fixture(case: Path) -> None:
-    expect = expectation(case)
-    found = run_check(case, expect.get("profile"))
-    verdict = judge(expect, found) or banned_in_clean(expect, found)
-    assert not verdict, f"{case.name}: {verdict}\nfindings:\n{describe(found)}"
+    expect, found = check_case(case)
     if expect.get("clean"):
         return
     bad = [f for f in found if f["severity"] in BAD]
