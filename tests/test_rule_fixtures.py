@@ -14,7 +14,8 @@ that its own rule, a warning included, is not raised.
 situation (`<RULE>-miss`), and for some rules further ways to break them or come close (`<RULE>-hit-<variant>`,
 `<RULE>-miss-<variant>`); `fixtures/tda/` holds the seed 000 worked example, the TDA 2024 examples on minimum
 raises (Rule 43) and re-opening the betting (Rule 47-A), and the fixed-limit boundary of Rule 47-B in pairs (an
-all-in of exactly half a bet, raising or opening, counts as a full one: it re-opens and counts toward the cap; one chip under half does neither).
+all-in of exactly half a bet, raising or opening, counts as a full one: it re-opens and counts toward the cap;
+one chip under half does neither).
 """
 
 from __future__ import annotations
