@@ -82,7 +82,7 @@ bench: $(STAMP) $(NATIVE) $(BYTECODE)
 .PHONY: docs docs-serve docs-reference
 DOCS_PORT ?= 8001
 docs: $(STAMP)
-	$(BIN)/sphinx-build -q -W --keep-going -n -b html docs docs/_build/html
+	$(BIN)/sphinx-build -E -q -W --keep-going -n -b html docs docs/_build/html
 
 docs-reference: $(STAMP)
 	$(BIN)/python scripts/docs_reference.py

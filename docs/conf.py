@@ -6,8 +6,10 @@ it). The pages under ``reference/`` marked "generated" are written by ``make doc
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -34,3 +36,34 @@ html_theme = "furo"
 html_title = f"audit {release}"
 html_static_path: list[str] = []
 html_show_sourcelink = False
+# Options are written as typed (--db, not an en dash), quotes as in the help.
+smartquotes = False
+
+_RST_INLINE = re.compile(r"([\\*`_|])")
+
+
+def _plain_help(app: Any, ctx: Any, lines: list[str]) -> None:
+    """The commands' help is plain text, as ``--help`` prints it, not reStructuredText: ``*.txt`` or ``$AUDIT_DB``
+    must show as written, so every character that would start inline markup is escaped, and a block click keeps
+    as written (``\\b``: the examples, the exit statuses) is a literal block."""
+    out: list[str] = []
+    in_block = False
+    for line in lines:
+        if line.startswith("| "):
+            if not in_block:
+                out += ["::", ""]
+                in_block = True
+            out.append("    " + line[2:])
+            continue
+        if in_block:
+            out.append("")
+            in_block = False
+        stripped = line.lstrip()
+        out.append(line if stripped.startswith((".. ", ":")) else _RST_INLINE.sub(r"\\\1", line))
+    lines[:] = out
+
+
+def setup(app: Any) -> None:
+    for event in ("sphinx-click-process-description", "sphinx-click-process-options",
+                  "sphinx-click-process-epilog", "sphinx-click-process-arguments"):
+        app.connect(event, _plain_help)
