@@ -206,19 +206,21 @@ PAGES: dict[str, Callable[[], str]] = {
 """Each generated page of ``docs/reference/`` and the function that writes it."""
 
 
-def pages() -> dict[Path, str]:
-    return {REFERENCE / name: make() for name, make in PAGES.items()}
+def pages(folder: Path = REFERENCE) -> dict[Path, str]:
+    """Each generated page's path under ``folder`` and the text the code gives it now."""
+    return {folder / name: make() for name, make in PAGES.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only say which pages are stale (exit 1)")
+    parser.add_argument("--dir", type=Path, default=REFERENCE, help="the folder of the pages (docs/reference)")
     args = parser.parse_args(argv)
     stale = []
-    for path, text in pages().items():
+    for path, text in pages(args.dir).items():
         old = path.read_text(encoding="utf-8") if path.exists() else None
         if old != text:
-            stale.append(path.relative_to(ROOT))
+            stale.append(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
             if not args.check:
                 path.write_text(text, encoding="utf-8")
     if args.check and stale:
