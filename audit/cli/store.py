@@ -252,7 +252,7 @@ def sql(query: str | None, query_file: str | None, db: str, params: tuple[tuple[
         fmt: str, output: str | None, escape_formulas: bool, timeout: float | None) -> None:
     """Run one read-only SQL QUERY on the database (writes are refused). QUERY '-' reads it from standard
     input. The views hand_details, finding_details, player_hands, pot_details, action_details,
-    session_details and streets are the place to start (README, "The database")."""
+    session_details and streets are the place to start (docs/reference/database.md)."""
     text = _query_text(query, query_file)
     _query(db, lake, text, dict(params) or None, fmt, output, escape_formulas, timeout,
            {query_file: "the query file"} if query_file is not None else {})
