@@ -32,6 +32,9 @@ myst_heading_anchors = 3
 nitpicky = True
 suppress_warnings: list[str] = []
 
+# Blocks without a language are shell commands and logs, not Python.
+highlight_language = "text"
+
 html_theme = "furo"
 html_title = f"audit {release}"
 html_static_path: list[str] = []
