@@ -46,35 +46,38 @@ def start_service(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("audit serve did not start within 60 s")
 
 
-def dispute(page: Any, origin: str) -> None:
-    """Upload the log (as ``curl --data-binary`` would), then open the disputed hand's page."""
+def post(origin: str, path: str, body: bytes, content_type: str) -> Any:
+    """A POST to the service (this machine's club: no token is defined), its JSON answer."""
     import json
     import urllib.request
 
-    request = urllib.request.Request(f"{origin}/api/v1/uploads?name={DISPUTE.name}", data=DISPUTE.read_bytes(),
-                                     headers={"Content-Type": "text/plain"}, method="POST")
+    request = urllib.request.Request(origin + path, data=body, headers={"Content-Type": content_type},
+                                     method="POST")
     with urllib.request.urlopen(request, timeout=60) as answer:
-        sha = json.load(answer)["uploads"][0]["sha256"]
-    page.goto(f"{origin}/uploads/{sha}/hands/387708")
+        return json.load(answer)
+
+
+def dispute(page: Any, origin: str) -> None:
+    """Upload the log (as ``curl --data-binary`` would), then open the disputed hand's page."""
+    answer = post(origin, f"/api/v1/uploads?name={DISPUTE.name}", DISPUTE.read_bytes(), "text/plain")
+    page.goto(f"{origin}/uploads/{answer['uploads'][0]['sha256']}/hands/387708")
     page.screenshot(path=str(IMAGES / "dispute.png"))
 
 
 def live_table(page: Any, origin: str) -> None:
-    """Open a table of three and play to the second betting round, where Beto checks out of turn."""
-    page.goto(f"{origin}/tables")
-    page.fill("#name", "Casa Pepe")
-    for i, name in enumerate(("Ana", "Beto", "Carla"), start=1):
-        page.fill(f'input[name="player{i}"]', name)
-        page.fill(f'input[name="chips{i}"]', "100")
-    page.fill("#button", "3")
-    page.locator("form.open button[type=submit]").click()
-    page.wait_for_load_state()
-    for value in ("bet:2", "call", "call", "draw:2", "stand-pat", "draw:1"):
-        page.locator(f'form#act button[value="{value}"]').click()
-        page.wait_for_load_state()
-    page.select_option("#player", "Beto")  # Beto checks before Ana, whose turn it is: the page warns at once
-    page.locator('form#act button[value="check"]').click()
-    page.wait_for_load_state()
+    """A table of three played, through the API the page uses, to the second betting round, where Beto checks
+    before Ana, whose turn it is; then the table's page, which warns of it."""
+    import json
+
+    seats = [{"seat": i, "player": name, "chips": 100} for i, name in enumerate(("Ana", "Beto", "Carla"), start=1)]
+    table = post(origin, "/api/v1/tables", json.dumps({"name": "Casa Pepe", "profile": "home-open", "button": 3,
+                                                        "seats": seats}).encode(), "application/json")
+    entries = [("Ana", "bet", {"to": 2}), ("Beto", "call", {}), ("Carla", "call", {}), ("Ana", "draw", {"count": 2}),
+               ("Beto", "stand-pat", {}), ("Carla", "draw", {"count": 1}), ("Beto", "check", {})]
+    for player, action, more in entries:
+        post(origin, f"/api/v1/tables/{table['id']}/events",
+             json.dumps({"player": player, "action": action, **more}).encode(), "application/json")
+    page.goto(f"{origin}/tables/{table['id']}")
     page.screenshot(path=str(IMAGES / "live-table.png"))
 
 
