@@ -6,9 +6,11 @@ or renames it (rotation) and begins another. Each look at a folder reads every f
 inside it) whose name a dialect takes (``*.txt``, ``*.xml``: ``audit.read.log_file_name``, as a folder argument)
 and cuts the text at the lines that open a hand. A hand is **complete** once another hand starts after it, or,
 for the last hand of a file, once the session ends after it (``*** SESSION END ***``) or the file ends with a
-blank line and has not changed for ``settle`` seconds (``--once``: a whole last line is enough); a hand still
-being written waits. Each complete hand is known by the SHA-256 of its text:
-one already sent is never sent again, from any file (a rewritten or renamed file adds only its new hands).
+whole line and has not changed for ``settle`` seconds (``--once``: a whole last line is enough at once); a hand
+still being written waits, and the file is named once in ``Follower.waits``. A client's last hand need not end
+with a blank line: PokerStars ends a file with the last line's CRLF, the house format may end without one. Each
+complete hand is known by the SHA-256 of its text: one already sent is never sent again, from any file (a
+rewritten or renamed file adds only its new hands).
 
 **What is sent.** Hands outside a session (a site's hand histories, FORMAT.md: each audited on its own) are sent
 as they complete, the new hands of a file together as one log (with the file's ``Profile:`` lines before them).
@@ -109,13 +111,11 @@ def cut_sessions(text: str) -> list[tuple[str, bool]]:
 
 
 def last_hand_done(text: str, last: str, final: bool, quiet: bool) -> bool:
-    """Whether the last hand of a file is whole: the session ended after it, or the file ends with a blank line
-    (a client writes one after each hand) and has been quiet for a while; with ``final``, any whole last line."""
+    """Whether the last hand of a file is whole: the session ended after it, or the file ends with a whole line
+    and has been quiet for the settle time (``quiet``); with ``final``, any whole last line."""
     if "\n*** SESSION END ***" in last:
         return True
-    if final:
-        return text.endswith("\n")
-    return text.endswith("\n\n") and quiet
+    return text.endswith("\n") and (final or quiet)
 
 
 class Follower:
@@ -133,6 +133,8 @@ class Follower:
         self.sent: set[str] = set()
         self.seen: dict[Path, Seen] = {}
         self.skipped: dict[Path, str] = {}
+        self.waiting: dict[Path, str] = {}  # a file whose last hand waits: that hand's digest
+        self.waits: list[Path] = []  # the files that began to wait since the caller last cleared it
         if self.state_path.exists():
             try:
                 saved = json.loads(self.state_path.read_text(encoding="utf-8"))
@@ -176,6 +178,8 @@ class Follower:
             if not hands:
                 continue
             pending = last_part and not last_hand_done(text, hands[-1], final, quiet_for >= self.settle)
+            if last_part:
+                self._note_wait(path, hand_digest(hands[-1]) if pending else None)
             done = hands[:-1] if pending else hands
             new = [(h, d) for h in done if (d := hand_digest(h)) not in self.sent]
             if not new:
@@ -194,6 +198,15 @@ class Follower:
             elif self.previewed.get((path, i)) != len(done):
                 self.previewed[(path, i)] = len(done)
                 yield Batch(path, path.name, (head + "\n".join(done)).encode("utf-8"), [], send=False)
+
+    def _note_wait(self, path: Path, digest: str | None) -> None:
+        """Remember whether ``path``'s last hand waits (``digest``: that hand's), and name the file in ``waits``
+        when it begins to wait for a hand not sent before."""
+        if digest is None or digest in self.sent:
+            self.waiting.pop(path, None)
+        elif self.waiting.get(path) != digest:
+            self.waiting[path] = digest
+            self.waits.append(path)
 
     def mark_sent(self, batch: Batch) -> None:
         """Remember ``batch``'s hands (the state file is written at once, whole)."""

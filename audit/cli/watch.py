@@ -4,6 +4,7 @@ work is in ``audit.watch``."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import tempfile
 from collections import defaultdict
@@ -15,10 +16,11 @@ import click
 
 from audit.cli.options import epilog, profile_option, quiet_option
 from audit.errors import Interrupted
+from audit.words import say as words
 
-WATCH_STATUS = ("0  (--once) every complete hand sent", "1  (--once) a file or a log could not be read or was "
-                "refused (the others are sent)", "2  could not run (no such folder, the database in use, the "
-                "service unreachable after the retries or refusing the token)",
+WATCH_STATUS = ("0  (--once) every complete hand sent; or stopped by SIGTERM", "1  (--once) a file or a log could "
+                "not be read or was refused (the others are sent)", "2  could not run (no such folder, the database "
+                "in use, the service unreachable after the retries or refusing the token)",
                 "130  stopped with Ctrl-C (what was sent is remembered: a restart sends nothing twice)")
 UPLOAD_STATUS = ("0  every file stored (or already there)", "1  a file could not be read, or the service found it "
                  "unreadable (the others are stored)", "2  could not run (no such file, the service unreachable "
@@ -70,8 +72,9 @@ def hand_lines(name: str, data: bytes, profile: str | None) -> list[str]:
 @click.option("--state", default=None, metavar="FILE",
               help="Where the hands already sent are remembered (default: FILE.watch.json beside --db; with --to, "
                    "audit-watch.json here).")
-@click.option("--settle", type=click.FloatRange(0), default=2.0, show_default=True, metavar="SECONDS",
-              help="The last hand of a file counts once the file ends with a blank line and is this long unchanged.")
+@click.option("--settle", type=click.FloatRange(0), default=3.0, show_default=True, metavar="SECONDS",
+              help="The last hand of a file is sent once the file ends with a whole line and is this long unchanged "
+                   "(until then the file is said to wait).")
 @click.option("--poll", type=click.FloatRange(0.05), default=None, metavar="SECONDS",
               help="Look every SECONDS instead of waiting for file events (the fallback without watchfiles: 1 s).")
 @click.option("--session-idle", type=click.FloatRange(0), default=600.0, show_default=True, metavar="SECONDS",
@@ -87,8 +90,8 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
     New files and files that grow are read as hands finish; a hand still being written waits, a file rewritten
     from the start or renamed adds only hands not sent before. Hands outside a session (a site's logs) are sent
     as they finish; a session (Session: line) is sent whole when it ends, its hands' findings said as they
-    finish. One line per hand with findings. The hands sent are remembered in a state file, so a restart sends
-    nothing twice. Ctrl-C stops (exit 130).
+    finish. One line per hand with findings; a file whose last hand waits is named once. The hands sent are
+    remembered in a state file, so a restart sends nothing twice. Ctrl-C stops (exit 130), SIGTERM too (exit 0).
     """
     from audit import watch as feed
 
@@ -131,9 +134,22 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
             failed += 1
             click.echo(f"audit watch: {why}", err=True)
         follower.skipped.clear()
+        for path in follower.waits:
+            say("audit watch: " + words("watch.waiting", "en", file=str(path)))
+        follower.waits.clear()
 
-    how = "file events" if poll is None and feed.have_events() else f"a look every {poll or 1.0:g} s"
-    say(f"audit watch: following {', '.join(folders)} into {where} ({how}; Ctrl-C stops)")
+    terminated = False
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        nonlocal terminated
+        terminated = True  # said as "stopped", as audit serve says it; file events turn any signal into Ctrl-C's
+        raise KeyboardInterrupt
+
+    if not once:
+        how = (words("watch.events", "en") if poll is None and feed.have_events()
+               else words("watch.polling", "en", seconds=f"{poll or 1.0:g}"))
+        say("audit watch: " + words("watch.following", "en", folders=", ".join(folders), where=where, how=how))
+        signal.signal(signal.SIGTERM, on_sigterm)
     try:
         send_all(once)
         if not once:
@@ -141,8 +157,12 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
             for _ in feed.changes(list(folders), wait, use_events=poll is None):
                 send_all(False)
     except KeyboardInterrupt:
-        raise Interrupted(f"watch stopped: {sent} hands sent in this run; remembered in {state}") from None
-    say(f"audit watch: {sent} hands sent to {where}")
+        stopped = words("watch.stopped", "en", n=sent, state=state)
+        if terminated:
+            say(f"audit watch: {stopped}")
+            return
+        raise Interrupted(f"watch {stopped}") from None
+    say("audit watch: " + words("watch.sent", "en", n=sent, where=where))
     if failed:
         sys.exit(1)
 
