@@ -185,11 +185,15 @@ def test_upload_stores_says_duplicate_and_unreadable(club: tuple[LiveServer, str
                          text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert [line.split(": ")[1].split(" ")[0] for line in run.stdout.splitlines()] == ["stored", "stored"]
-    again = subprocess.run([AUDIT, "upload", files[0], str(bad), "--to", server.origin],
+    winamax = FIXTURES / "unread" / "hit-winamax.txt"  # a site audit does not read: refused
+    again = subprocess.run([AUDIT, "upload", files[0], str(bad), str(winamax), "--to", server.origin],
                            capture_output=True, text=True, timeout=120, env={**os.environ, "AUDIT_TOKEN": token})
     assert again.returncode == 1, again.stderr
+    assert again.stdout.splitlines() == [again.stdout.splitlines()[0]]
     assert again.stdout.splitlines()[0].startswith(f"{files[0]}: duplicate (")
     assert "bad.txt" in again.stderr
+    assert (f"audit upload: {winamax.name}: This is a hand history of Winamax, which audit does not read yet, so "
+            "none of its hands was checked.") in again.stderr.splitlines(), again.stderr
     refused = subprocess.run([AUDIT, "upload", files[0], "--to", server.origin, "--token", "wrong"],
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1 and "refused the token" in refused.stderr

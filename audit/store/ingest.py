@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Generic, TypeVar, cast
 
-from audit.errors import AuditError, InputError, Interrupted
+from audit.errors import AuditError, InputError, Interrupted, NotAHandHistory
 from audit.pipeline import Audited, audit_blocks
 from audit.read import iter_lines, open_input, split_blocks
 from audit.store.db import FileRows, Store, check_db_name
@@ -375,6 +375,12 @@ class FileFailure:
     message: str
     internal: bool = False  # not the file's fault: a bug to report (the run exits 2)
     fatal: bool = False  # not the file's fault: the machine (a full disk); the run stops
+    not_log: bool = False  # no hand history at all (a README a shell glob gave): said, and no failure
+
+
+def file_failure(path: str, exc: AuditError) -> FileFailure:
+    """Why the file at ``path`` was left out: it cannot be read as a log, or it is no hand history at all."""
+    return FileFailure(path, str(exc), not_log=isinstance(exc, NotAHandHistory))
 
 
 def profile_label(name: str, options: Iterable[tuple[str, str]]) -> str:
@@ -436,7 +442,7 @@ def run_job(job: IngestJob, spill_prefix: str | None = None) -> FileRows | FileF
             rows.spill = dict(sink.paths)
         return rows
     except AuditError as exc:
-        out = FileFailure(job.path, str(exc))
+        out = file_failure(job.path, exc)
     except OSError as exc:  # writing the rows failed (a full disk): the machine's fault, not the file's
         out = FileFailure(job.path, f"writing the rows of {job.path} to {exc.filename or 'a temporary file'} "
                                     f"failed ({exc.strerror or exc})", fatal=True)
@@ -461,6 +467,7 @@ class IngestSummary:
     parse_errors: int = 0
     findings: int = 0
     skipped_hands: int = 0
+    not_logs: int = 0  # files that are no hand history (said, left out, and no failure)
     seconds: float = 0.0
     STORE = "database"  # where the files went, as the summary names it
 
@@ -472,6 +479,10 @@ class IngestSummary:
         elif isinstance(out, FileFailure):
             if out.fatal:
                 raise AuditError(f"{out.message}; {kept}")
+            if out.not_log:
+                self.not_logs += 1
+                tell("note", out.message)
+                return
             self.failed.append(out)
             tell("skipped", out.message if not out.internal
                  else f"{out.path}: an internal error (please report it): {out.message}")
@@ -490,6 +501,8 @@ class IngestSummary:
         extra = [f"{self.already} already in the {self.STORE}"] if self.already else []
         if self.failed:
             extra.append(f"{len(self.failed)} skipped")
+        if self.not_logs:
+            extra.append(f"{self.not_logs} not {'a hand history' if self.not_logs == 1 else 'hand histories'}")
         if self.skipped_hands:
             extra.append(f"{counted(self.skipped_hands, 'hand')} of another game")
         note = f" ({', '.join(extra)})" if extra else ""
@@ -863,7 +876,7 @@ def _in_process(store: Store, jobs: list[IngestJob], on_bytes: Callable[[int], N
                 try:
                     small: FileRows | FileFailure = audit_file_rows(job, on_bytes, None, on_hands)
                 except AuditError as exc:
-                    small = FileFailure(job.path, str(exc))
+                    small = file_failure(job.path, exc)
                 except Exception as exc:
                     if _interrupted(exc) or isinstance(exc, OSError):
                         raise
