@@ -47,6 +47,8 @@ DIALECTS: tuple[Dialect, ...] = (
             grammar="ongame", compiled=True),
     Dialect("boss", "Boss Media", ("<HISTORY ", "<?xml ", "<ROOT>"), "audit.dialects.boss:parse_hand", "site",
             False, file_patterns=("*.txt", "*.xml")),
+    Dialect("merge", "Merge Network", ("<description ",), "audit.dialects.merge:parse_hand", "site", False,
+            file_patterns=("*.txt", "*.xml")),
 )
 
 _BY_NAME: dict[str, Dialect] = {d.name: d for d in DIALECTS}
