@@ -104,7 +104,8 @@ def audit_blocks(blocks: Iterator[RawBlock], profile: Profile | None = None,
                 site = unread_site(block.lines)
                 if site is not None:
                     yield Audited([said_finding(Rule.UNSUPPORTED_SITE, "finding.UNSUPPORTED_SITE.site",
-                                                (("site_name", site),), block.file, None, block.first_line, actual=site)])
+                                                (("site_name", site),), block.file, None, block.first_line,
+                                                actual=site)])
                     return
             if block.kind == "unknown" and len(held) < MAX_UNKNOWN_HELD:
                 held.append(block)

@@ -46,5 +46,5 @@ def test_an_edited_merge_hand_is_caught_with_exactly_its_rule(tmp_path: Path) ->
                               b'sequence="6" type="CHECK" timestamp="1315630235087" player="1"/>', 1)
     assert swapped != text
     out_of_turn.write_bytes(swapped)
-    assert {(f["rule"], f["player"]) for f in findings(out_of_turn)} == {("ACTION_OUT_OF_TURN", "Player1"),
-                                                                   ("ACTION_OUT_OF_TURN", "Hero")}  # then his turn gone by
+    caught = {(f["rule"], f["player"]) for f in findings(out_of_turn)}
+    assert caught == {("ACTION_OUT_OF_TURN", "Player1"), ("ACTION_OUT_OF_TURN", "Hero")}  # Hero's turn gone by

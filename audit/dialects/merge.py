@@ -71,7 +71,7 @@ class _Builder:
         self.round = ""
         self.events: list[tuple[dict[str, str], int]] = []  # this round's events and cards, with their lines
         self.winners: list[tuple[str, int, int]] = []  # (player, amount, line)
-        self.shown: list[Item] = []
+        self.shown: list[Show | Muck] = []
         self.showing: list[str] = []  # the players of the SHOW events, in order
         self.held: dict[str, tuple[str, ...]] = {}
         self.done = False
@@ -312,7 +312,8 @@ class _Builder:
             returned = top[1]
             body.append(Uncalled(line, top[0], returned))
         order = {p: i for i, p in enumerate(self.showing)}
-        body.extend(sorted(self.shown, key=lambda s: order.get(s.player, len(order))))
+        shown: list[Show | Muck] = sorted(self.shown, key=lambda s: order.get(s.player, len(order)))
+        body.extend(shown)
         collected = 0
         left = returned
         for player, amount, at in self.winners:
