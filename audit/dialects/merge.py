@@ -44,10 +44,12 @@ _GAMES: Final = {"5-Draw": "5 Card Draw", "5-Draw w/Joker": "5 Card Draw with a 
                  "2-7 Lowball": "Triple Draw 2-7 Lowball", "A-5 Lowball": "Triple Draw A-5 Lowball"}
 _LIMITS: Final = {"No Limit": "no-limit", "Pot Limit": "pot-limit", "Limit": "fixed-limit",
                   "Half Pot Limit": "half-pot-limit"}
-_STAKES: Final = re.compile(r"(?P<limit>[A-Za-z ]+?)\s*\(\$?(?P<small>[\d.]+)/\$?(?P<big>[\d.]+)\)")
+_STAKES: Final = re.compile(r"(?P<limit>[A-Za-z ]+?)\s*\(?\$?(?P<small>[\d.]+)/\$?(?P<big>[\d.]+)\)?")
 _BLINDS: Final = {"SMALL_BLIND": "small", "BIG_BLIND": "big", "INITIAL_BLIND": "live", "ANTE": "ante"}
 _BETTING_ROUNDS: Final = ("PRE_FIRST_DRAW", "POST_FIRST_DRAW")
 _ENDS: Final = ("SHOWDOWN", "END_OF_FOLDED_GAME", "END_OF_GAME")
+# events that change nothing at the table (a chat line names its player, not a seat)
+_NOT_PLAY: Final = ("SHOW", "MUCK", "CHAT", "RECONNECTED", "DISCONNECTED", "LEAVE", "JOIN")
 _ROOT: Final = "<merge>"  # the description and the game are two elements: read inside one root
 
 
@@ -238,7 +240,7 @@ class _Builder:
 
     def action(self, attrs: dict[str, str], index: int) -> None:
         kind = self.need(attrs, "type", index, "event")
-        if kind in ("SHOW", "MUCK", "RECONNECTED", "DISCONNECTED"):
+        if kind in _NOT_PLAY:
             return
         player = self.player(attrs, index, "event")
         line = self.file_line(index)
