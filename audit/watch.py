@@ -42,12 +42,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audit.dialects.registry import header_openers
 from audit.errors import AuditError
 from audit.read import block_kind, log_file_name
 
 STATE_VERSION = 1
 NOT_HANDS = ("preamble", "session_end", "unknown")
 RETRY_STATUSES = (429, 502, 503, 504)
+_HEADERS = header_openers()
 
 
 @dataclass
@@ -90,9 +92,11 @@ def decode(data: bytes) -> str | None:
 
 
 def cut_hands(text: str) -> tuple[str, list[str]]:
-    """The preamble (the lines before the first hand) and each hand's text, in file order."""
+    """The preamble (the lines before the first hand, a file header such as Merge's ``<description>`` among them)
+    and each hand's text, in file order."""
     lines = text.split("\n")
-    starts = [i for i, line in enumerate(lines) if line[:1] and block_kind(line) not in NOT_HANDS]
+    starts = [i for i, line in enumerate(lines)
+              if line[:1] and block_kind(line) not in NOT_HANDS and not line.startswith(_HEADERS)]
     if not starts:
         return text, []
     hands = ["\n".join(lines[a:b]).rstrip("\n") + "\n" for a, b in zip(starts, starts[1:] + [len(lines)])]

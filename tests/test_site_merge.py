@@ -48,3 +48,24 @@ def test_an_edited_merge_hand_is_caught_with_exactly_its_rule(tmp_path: Path) ->
     out_of_turn.write_bytes(swapped)
     caught = {(f["rule"], f["player"]) for f in findings(out_of_turn)}
     assert caught == {("ACTION_OUT_OF_TURN", "Player1"), ("ACTION_OUT_OF_TURN", "Hero")}  # Hero's turn gone by
+
+
+@needs_shared
+def test_a_merge_file_of_many_hands_is_read_whole_with_its_description_by_any_number_of_jobs(tmp_path: Path) -> None:
+    """Merge writes its <description> once at the top of a table's file: every hand after it is read with it, and
+    `check --jobs` never cuts the file where a part would lack it. A hand without one is said so."""
+    description, game = REAL.read_text(encoding="ascii").replace("\r\n", "\n").rstrip("\n").split("\n", 1)
+    hands = 700
+    long = tmp_path / "table.txt"
+    long.write_text(description + "\n" + "\n\n".join(game.replace("40346359-19", f"40346359-{n}")
+                                                    for n in range(hands)) + "\n", encoding="ascii")
+    assert long.stat().st_size > 4 * 256 * 1024
+    for jobs in ("1", "2"):
+        run = subprocess.run([AUDIT, "check", str(long), "--jobs", jobs], capture_output=True, text=True,
+                             timeout=300)
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr
+        assert f"{hands:,} hands checked in 1 file: 0 violations, 0 warnings, 0 errors" in run.stdout
+    alone = tmp_path / "alone.txt"  # a hand cut out of its file, without the description
+    alone.write_text(game + "\n", encoding="ascii")
+    (only,) = findings(alone)
+    assert only["rule"] == "PARSE_ERROR" and "needs its file's <description> line" in str(only["message"])

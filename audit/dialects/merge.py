@@ -2,7 +2,8 @@
 ``Game``), anything else a ``ParseFailure`` with line, column and caret.
 
 Merge writes XML, one element per line (the layout fpdb's ``MergeToFpdb.py`` reads): ``<description>`` (the game,
-``5-Draw``, and the stakes, ``Pot Limit ($0.05/$0.10)``), then ``<game>`` (the hand: its id, its start as
+``5-Draw``, and the stakes, ``Pot Limit ($0.05/$0.10)``) once at the top of a file, which the reader puts before
+each of the file's hands (the registry's ``follows``), then a ``<game>`` per hand (its id, its start as
 ``YYYYMMDDHHMMSS`` Eastern time, the table in ``data``), ``<players dealer=…>`` with a ``<player>`` per seat, and a
 ``<round id=…>`` per part of the hand: ``BLINDS``, ``PRE_FIRST_DRAW`` (the first betting round), ``FIRST_DRAW``
 (the draw), ``POST_FIRST_DRAW`` (the second), and the end (``SHOWDOWN``, ``END_OF_FOLDED_GAME``,
@@ -33,8 +34,8 @@ from xml.parsers import expat
 
 from audit.dialects.common import LineError, RoundBets, failure, to_amount, too_long_failure
 from audit.model import (
-    Action, Collect, Dealt, Discard, Game, Hand, Item, Marker, Muck, ParseFailure, Post, Seat, Show, StandPat,
-    SummaryTotal, Uncalled,
+    Action, Collect, Dealt, Discard, Game, Hand, Item, Marker, Muck, NothingHere, ParseFailure, Post, Seat, Show,
+    StandPat, SummaryTotal, Uncalled,
 )
 from audit.read import RawBlock
 
@@ -332,12 +333,16 @@ class _Builder:
                     shows_all_cards=False)
 
 
-def parse_hand(block: RawBlock) -> Hand | ParseFailure:
-    """A Merge Network block → ``Hand(dialect="merge")`` or a ``ParseFailure``; never raises on any text."""
+def parse_hand(block: RawBlock) -> Hand | ParseFailure | NothingHere:
+    """A Merge Network block → ``Hand(dialect="merge")``, ``NothingHere`` (the file's ``<description>`` on its
+    own, which the reader puts before each of its hands) or a ``ParseFailure``; never raises on any text."""
     if block.too_long:
         return too_long_failure(block)
     if not block.lines or not block.lines[0].startswith("<description "):
-        return failure(block, 1, 1, "a Merge Network hand begins with its file's <description> line")
+        return failure(block, 1, 1, "a Merge Network hand needs its file's <description> line (the game and the "
+                                    "stakes), which is not before it")
+    if len(block.lines) == 1:
+        return NothingHere(block.first_line, "the file's description of its game")
     text = block.text()
     builder = _Builder(block, text)
     parser = expat.ParserCreate()
