@@ -69,3 +69,11 @@ def test_a_merge_file_of_many_hands_is_read_whole_with_its_description_by_any_nu
     alone.write_text(game + "\n", encoding="ascii")
     (only,) = findings(alone)
     assert only["rule"] == "PARSE_ERROR" and "needs its file's <description> line" in str(only["message"])
+
+
+@needs_shared
+def test_merges_other_games_are_said_unsupported(tmp_path: Path) -> None:
+    holdem = tmp_path / "holdem.txt"
+    holdem.write_bytes(REAL.read_bytes().replace(b'type="5-Draw"', b'type="Holdem"', 1))
+    (only,) = findings(holdem)
+    assert (only["rule"], only["actual"]) == ("UNSUPPORTED_GAME", "Hold'em")
