@@ -30,9 +30,9 @@ import datetime as dt
 import re
 from typing import Final
 
-from xml.parsers import expat
 
 from audit.dialects.common import LineError, RoundBets, failure, to_amount, too_long_failure
+from audit.dialects.xmlhand import ElementBuilder, read_xml
 from audit.model import (
     Action, Collect, Dealt, Discard, Game, Hand, Item, Marker, Muck, NothingHere, ParseFailure, Post, Seat, Show,
     StandPat, SummaryTotal, Uncalled,
@@ -51,15 +51,14 @@ _BETTING_ROUNDS: Final = ("PRE_FIRST_DRAW", "POST_FIRST_DRAW")
 _ENDS: Final = ("SHOWDOWN", "END_OF_FOLDED_GAME", "END_OF_GAME")
 # events that change nothing at the table (a chat line names its player, not a seat)
 _NOT_PLAY: Final = ("SHOW", "MUCK", "CHAT", "RECONNECTED", "DISCONNECTED", "LEAVE", "JOIN")
-_ROOT: Final = "<merge>"  # the description and the game are two elements: read inside one root
+_ROOT: Final = "merge"  # the description and the game are two elements: read inside one root
 
 
-class _Builder:
+class _Builder(ElementBuilder):
     """Builds one hand from the elements expat reports, in order. State of this hand only."""
 
     def __init__(self, block: RawBlock, text: str) -> None:
-        self.block = block
-        self.lines = text.split("\n")
+        super().__init__(block, text)
         self.game: Game | None = None
         self.currency = ""
         self.hand_line = 0
@@ -77,23 +76,8 @@ class _Builder:
         self.shown: list[Show | Muck] = []
         self.showing: list[str] = []  # the players of the SHOW events, in order
         self.held: dict[str, tuple[str, ...]] = {}
-        self.done = False
 
     # ---- where things are ----
-    def file_line(self, index: int) -> int:
-        return self.block.numbers[index - 1] if 0 < index <= len(self.block.numbers) else self.block.first_line
-
-    def unreadable(self, index: int, attr: str, what: str) -> LineError:
-        line = self.lines[index - 1] if 0 < index <= len(self.lines) else ""
-        at = line.find(f' {attr}="')
-        return LineError(index, at + len(attr) + 4 if at >= 0 else 1, what)
-
-    def need(self, attrs: dict[str, str], name: str, index: int, tag: str) -> str:
-        value = attrs.get(name)
-        if value is None:
-            raise LineError(index, 1, f"the <{tag}> element has no {name} attribute")
-        return value
-
     def amount(self, attrs: dict[str, str], name: str, index: int, tag: str) -> int:
         text = self.need(attrs, name, index, tag).lstrip("$")
         value = to_amount("$" + text, True) if self.currency else to_amount(text, False)
@@ -345,20 +329,4 @@ def parse_hand(block: RawBlock) -> Hand | ParseFailure | NothingHere:
         return NothingHere(block.first_line, "the file's description of its game")
     text = block.text()
     builder = _Builder(block, text)
-    parser = expat.ParserCreate()
-    parser.StartElementHandler = lambda tag, attrs: builder.start(tag, attrs, parser.CurrentLineNumber)
-    parser.EndElementHandler = builder.end
-    try:
-        parser.Parse(_ROOT + text + _ROOT.replace("<", "</"), True)
-        if not builder.done:
-            raise LineError(len(block.lines), len(block.lines[-1]) + 1, "the hand ends before its </game>")
-        return builder.build()
-    except expat.ExpatError as bad:
-        what = expat.ErrorString(bad.code) if bad.code is not None else str(bad)
-        column = bad.offset + 1 - (len(_ROOT) if bad.lineno == 1 else 0)
-        if bad.lineno > len(block.lines):  # the root's end: the block ended inside an element
-            return failure(block, len(block.lines), len(block.lines[-1]) + 1,
-                           f"the hand ends before its </game> ({what})")
-        return failure(block, bad.lineno, max(1, column), f"this is not well-formed XML ({what})")
-    except LineError as unreadable:
-        return failure(block, unreadable.line, unreadable.column, unreadable.what)
+    return read_xml(block, builder, text, "game", builder.build, root=_ROOT)
