@@ -280,9 +280,9 @@ def test_a_last_hand_without_a_blank_line_waits_said_once_then_goes_when_the_fil
         stars.write_bytes((SHARED / "real-hands" / "pokerstars" / "5-Carddraw-FL-USD-0.10-0.20-201106.sidepot.txt")
                           .read_bytes())
         assert stars.read_bytes().endswith(b")\r\n")
-        house = folder / "house.txt"  # a house log whose last line is not followed by a blank line
-        house.write_text((SITE / "reopen-dispute.txt").read_text(encoding="utf-8").rstrip("\n") + "\n",
-                         encoding="utf-8")
+        house = folder / "house.txt"  # a house log whose last line is not followed by a blank line (a hand of its
+        house.write_text((SITE / "reopen-dispute.txt").read_text(encoding="utf-8")  # own: the club has E1b)
+                         .replace("Hand #E1b ", "Hand #E1w ").rstrip("\n") + "\n", encoding="utf-8")
 
         def names() -> list[str]:
             return sorted(u["name"] for u in uploads(server, token) if u["sha256"] not in before)
@@ -296,7 +296,7 @@ def test_a_last_hand_without_a_blank_line_waits_said_once_then_goes_when_the_fil
     assert watch.returncode == 0, log.read_text()
     assert log.read_text().splitlines()[-1] == (f"audit watch: stopped: 2 hands sent in this run; remembered in "
                                                 f"{tmp_path / 'w.json'}")
-    assert out.splitlines() == [f"{house}: hand E1b: RAISE_NOT_REOPENED (violation)"]
+    assert out.splitlines() == [f"{house}: hand E1w: RAISE_NOT_REOPENED (violation)"]
     once = tmp_path / "once"  # one hand, once: said in the singular, and nothing said about following
     once.mkdir()
     (once / "stars.txt").write_bytes(stars.read_bytes())
