@@ -51,6 +51,8 @@ def test_a_site_audit_does_not_read_is_named_once_per_file(case: Path) -> None:
         (only,) = found
         assert only["message"].startswith(f"This is a hand history of {site[case.stem.split('-')[1]]}, which "
                                           "audit does not read yet")
+        explain = subprocess.run([AUDIT, "explain", str(case)], capture_output=True, text=True, timeout=120)
+        assert (explain.returncode, explain.stdout, explain.stderr) == (2, "", f"audit: {case}: {only['message']}\n")
 
 
 @needs_shared
