@@ -137,8 +137,8 @@ class Follower:
         self.sent: set[str] = set()
         self.seen: dict[Path, Seen] = {}
         self.skipped: dict[Path, str] = {}
-        self.waiting: dict[Path, str] = {}  # a file whose last hand waits: that hand's digest
-        self.waits: list[Path] = []  # the files that began to wait since the caller last cleared it
+        self.waits: list[Path] = []  # files whose last hand began to wait, since the caller last cleared it
+        self._named: set[Path] = set()  # the files named in ``waits`` in this run: each once, not once a hand
         if self.state_path.exists():
             try:
                 saved = json.loads(self.state_path.read_text(encoding="utf-8"))
@@ -204,12 +204,10 @@ class Follower:
                 yield Batch(path, path.name, (head + "\n".join(done)).encode("utf-8"), [], send=False)
 
     def _note_wait(self, path: Path, digest: str | None) -> None:
-        """Remember whether ``path``'s last hand waits (``digest``: that hand's), and name the file in ``waits``
-        when it begins to wait for a hand not sent before."""
-        if digest is None or digest in self.sent:
-            self.waiting.pop(path, None)
-        elif self.waiting.get(path) != digest:
-            self.waiting[path] = digest
+        """Name ``path`` in ``waits`` the first time its last hand (``digest``: that hand's, ``None`` when it is
+        complete) waits and was not sent before."""
+        if digest is not None and digest not in self.sent and path not in self._named:
+            self._named.add(path)
             self.waits.append(path)
 
     def mark_sent(self, batch: Batch) -> None:
