@@ -114,8 +114,10 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
     sent = failed = 0
     said: set[str] = set()  # the lines printed (a session's hands are audited again as it grows)
 
+    terminated = busy = False
+
     def send_all(final: bool) -> None:
-        nonlocal sent, failed
+        nonlocal sent, failed, busy
         for batch in follower.scan(final):
             for line in hand_lines(str(batch.path), batch.data, profile_name):
                 if line not in said:
@@ -123,13 +125,19 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
                     click.echo(line)
             if not batch.send:
                 continue
-            answer = send(batch.path, batch.name, batch.data)
-            follower.mark_sent(batch)  # an unreadable log is not sent again either: it would fail the same way
-            if answer["status"] == "unreadable":
-                failed += 1
-                click.echo(f"audit watch: {answer.get('message')}", err=True)
-            else:
-                sent += len(batch.digests)
+            busy = True  # a SIGTERM now waits for this log to be stored, remembered and counted
+            try:
+                answer = send(batch.path, batch.name, batch.data)
+                follower.mark_sent(batch)  # an unreadable log is not sent again either: it would fail the same way
+                if answer["status"] == "unreadable":
+                    failed += 1
+                    click.echo(f"audit watch: {answer.get('message')}", err=True)
+                else:
+                    sent += len(batch.digests)
+            finally:
+                busy = False
+            if terminated:
+                raise KeyboardInterrupt
         for path, why in sorted(follower.skipped.items()):
             failed += 1
             click.echo(f"audit watch: {why}", err=True)
@@ -138,12 +146,11 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
             say("audit watch: " + words("watch.waiting", "en", file=str(path)))
         follower.waits.clear()
 
-    terminated = False
-
     def on_sigterm(signum: int, frame: object) -> None:
         nonlocal terminated
         terminated = True  # said as "stopped", as audit serve says it; file events turn any signal into Ctrl-C's
-        raise KeyboardInterrupt
+        if not busy:
+            raise KeyboardInterrupt
 
     if not once:
         how = (words("watch.events", "en") if poll is None and feed.have_events()
