@@ -77,3 +77,9 @@ def test_merges_other_games_are_said_unsupported(tmp_path: Path) -> None:
     holdem.write_bytes(REAL.read_bytes().replace(b'type="5-Draw"', b'type="Holdem"', 1))
     (only,) = findings(holdem)
     assert (only["rule"], only["actual"]) == ("UNSUPPORTED_GAME", "Hold'em")
+    lowball = tmp_path / "lowball.txt"  # triple draw's rounds are not read: the game is said, not a parse error
+    lowball.write_bytes(REAL.read_bytes().replace(b'type="5-Draw"', b'type="2-7 Lowball"', 1).replace(
+        b'<round id="END_OF_FOLDED_GAME"', b'<round id="POST_SECOND_DRAW" sequence="9">\r\n\t</round>\r\n'
+        b'\t<round id="END_OF_FOLDED_GAME"', 1))
+    (only,) = findings(lowball)
+    assert (only["rule"], only["actual"]) == ("UNSUPPORTED_GAME", "Triple Draw 2-7 Lowball")

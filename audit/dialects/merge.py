@@ -41,7 +41,8 @@ from audit.read import RawBlock
 
 __all__ = ["parse_hand"]
 
-_GAMES: Final = {"5-Draw": "5 Card Draw", "5-Draw w/Joker": "5 Card Draw with a joker", "Holdem": "Hold'em",
+FIVE_CARD_DRAW: Final = "5 Card Draw"
+_GAMES: Final = {"5-Draw": FIVE_CARD_DRAW, "5-Draw w/Joker": "5 Card Draw with a joker", "Holdem": "Hold'em",
                  "2-7 Lowball": "Triple Draw 2-7 Lowball", "A-5 Lowball": "Triple Draw A-5 Lowball"}
 _LIMITS: Final = {"No Limit": "no-limit", "Pot Limit": "pot-limit", "Limit": "fixed-limit",
                   "Half Pot Limit": "half-pot-limit"}
@@ -111,6 +112,8 @@ class _Builder(ElementBuilder):
             self.button = int(dealer) + 1
         elif tag == "player":
             self.seat(attrs, index)
+        elif tag in ("round", "event", "cards", "winner") and self.game.name != FIVE_CARD_DRAW:
+            return  # another game's play (hold'em's flop, triple draw's rounds): its hands are said unsupported
         elif tag == "round":
             self.round = self.need(attrs, "id", index, tag)
             self.events = []
@@ -120,7 +123,7 @@ class _Builder(ElementBuilder):
             raise LineError(index, 1, f"<{tag}> is not an element of Merge Network's hand histories")
 
     def end(self, tag: str) -> None:
-        if tag == "round":
+        if tag == "round" and self.game is not None and self.game.name == FIVE_CARD_DRAW:
             self.close_round()
         elif tag == "game":
             self.done = True
@@ -291,6 +294,9 @@ class _Builder(ElementBuilder):
     # ---- the hand ----
     def build(self) -> Hand:
         assert self.game is not None
+        if self.game.name != FIVE_CARD_DRAW:  # its table only: the pipeline says the game is not audited
+            return Hand(self.block.file, self.hand_line, self.block.end_line, self.hand_id, self.started, self.table,
+                        self.button, tuple(self.seats), (), dialect="merge", game=self.game, shows_all_cards=False)
         line = self.winners[0][2] if self.winners else self.block.end_line
         body = self.body + [Marker(line, "summary")]
         returned = 0
