@@ -34,6 +34,13 @@ def test_the_real_merge_hand_audits_clean_and_its_pot_is_the_winners() -> None:
 
 
 @needs_shared
+def test_a_returning_players_blind_at_the_big_blind_is_live_as_a_new_players(tmp_path: Path) -> None:
+    returning = tmp_path / "returning.txt"
+    returning.write_bytes(REAL.read_bytes().replace(b'type="INITIAL_BLIND"', b'type="RETURN_BLIND"', 1))
+    assert findings(returning) == []
+
+
+@needs_shared
 def test_an_edited_merge_hand_is_caught_with_exactly_its_rule(tmp_path: Path) -> None:
     text = REAL.read_bytes()
     over = tmp_path / "over-the-pot.txt"  # pot limit: the bet after the draw may be the $0.50 pot, not $0.60

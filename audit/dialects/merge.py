@@ -14,7 +14,8 @@ the builder works out from what it does write, with no judgement of its own (the
 * seats are numbered from 0 (``player="3"`` in an event is a seat): each is one more here, as the table's seats
   are numbered from 1 (fpdb does the same), the dealer's too;
 * ``CALL`` and ``ALL_IN`` say the chips the player adds, ``BET`` the bet, ``RAISE`` and (outside stud)
-  ``COMPLETE`` the player's whole bet in the round after it; ``INITIAL_BLIND`` is a new player's live big blind;
+  ``COMPLETE`` the player's whole bet in the round after it; ``INITIAL_BLIND`` is a new player's live big blind,
+  ``RETURN_BLIND`` a returning player's: dead under the big blind, live at it, live and dead above it;
   ``DRAW text="3"`` is a draw of 3 cards;
 * the hero's cards are ``<cards type="HOLE">`` at the end of the first round (given here with the deal) and
   ``<cards type="DRAW_DRAWN_CARDS">``, his hand after the draw: his discard is the cards that left his hand;
@@ -215,15 +216,17 @@ class _Builder(ElementBuilder):
     def blind(self, attrs: dict[str, str], index: int) -> None:
         kind = self.need(attrs, "type", index, "event")
         post = _BLINDS.get(kind)
-        if kind == "RETURN_BLIND":  # fpdb: a returning player's blind, small, big or both by its amount
-            amount = self.amount(attrs, "amount", index, "event")
-            big = self.game.big if self.game is not None else 0
-            post = "small" if amount < big else "live" if amount == big else "both"
-        if post is None:
-            raise self.unreadable(index, "type", f"{kind!r} is not a blind")
         player = self.player(attrs, index, "event")
         amount = self.amount(attrs, "amount", index, "event")
-        self.bets.post(player, amount, post != "ante")
+        big = self.game.big if self.game is not None else 0
+        if kind == "RETURN_BLIND":  # a returning player's (fpdb: small, big or both by its amount)
+            post = "dead" if amount < big else "live" if amount == big else "both"
+        if post is None:
+            raise self.unreadable(index, "type", f"{kind!r} is not a blind")
+        live = amount if post not in ("ante", "dead", "both") else min(amount, big) if post == "both" else 0
+        for part, is_live in ((live, True), (amount - live, False)):  # what is the player's bet in the round, the rest
+            if part:
+                self.bets.post(player, part, is_live)
         self.body.append(Post(self.file_line(index), player, post, amount, self.spend(player, amount)))
 
     def action(self, attrs: dict[str, str], index: int) -> None:
