@@ -185,6 +185,8 @@ def test_upload_stores_says_duplicate_and_unreadable(club: tuple[LiveServer, str
                          text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert [line.split(": ")[1].split(" ")[0] for line in run.stdout.splitlines()] == ["stored", "stored"]
+    assert f"{files[1]}: stored (1 hand, 0 violations, 0 warnings)" in run.stdout.splitlines(), run.stdout
+    assert "audit upload: 2 files: 2 stored, 0 already there, 0 unreadable" in run.stderr
     winamax = FIXTURES / "unread" / "hit-winamax.txt"  # a site audit does not read: refused
     again = subprocess.run([AUDIT, "upload", files[0], str(bad), str(winamax), "--to", server.origin],
                            capture_output=True, text=True, timeout=120, env={**os.environ, "AUDIT_TOKEN": token})

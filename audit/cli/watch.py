@@ -250,12 +250,13 @@ def upload(paths: tuple[str, ...], url: str, token: str | None, profile_name: st
             if status == "unreadable":
                 click.echo(f"audit upload: {answer.get('message')}", err=True)
             else:
-                click.echo(f"{path}: {status} ({answer.get('hands', 0)} hands, {answer.get('violations', 0)} "
-                           f"violations, {answer.get('warnings', 0)} warnings)")
+                counts_said = ", ".join(words(key, "en", n=int(answer.get(field, 0))) for key, field in (
+                    ("unit.hands", "hands"), ("check.violations", "violations"), ("check.warnings", "warnings")))
+                click.echo(f"{path}: {status} ({counts_said})")
     except KeyboardInterrupt:
         raise Interrupted(f"upload stopped: {counts['stored']} files stored before it") from None
-    say(f"audit upload: {len(files)} files: {counts['stored']} stored, {counts['duplicate']} already there, "
-        f"{counts['unreadable']} unreadable")
+    say(f"audit upload: {words('check.files', 'en', n=len(files))}: {counts['stored']} stored, "
+        f"{counts['duplicate']} already there, {counts['unreadable']} unreadable")
     if counts["unreadable"]:
         sys.exit(1)
 
