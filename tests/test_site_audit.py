@@ -42,10 +42,7 @@ def test_a_site_audit_does_not_read_is_named_once_per_file(case: Path) -> None:
     """The first lines of PartyPoker's, Winamax's, iPoker's and 888poker's hand histories (as fpdb's readers know
     them) are one ``UNSUPPORTED_SITE`` finding naming the site, never a ``PARSE_ERROR``; a read site's XML behind
     the same declaration as iPoker's is not one."""
-    expect = json.loads(case.with_suffix(".expect.json").read_text(encoding="utf-8"))
-    found = run_check(case, expect.get("profile"))
-    verdict = judge(expect, found) or banned_in_clean(expect, found)
-    assert not verdict, f"{case.name}: {verdict}\nfindings:\n{describe(found)}"
+    expect, found = check_case(case)
     if not expect.get("clean"):
         site = {"partypoker": "PartyPoker", "winamax": "Winamax", "ipoker": "iPoker", "888poker": "888poker"}
         (only,) = found
