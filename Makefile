@@ -64,7 +64,8 @@ test: $(STAMP) $(NATIVE) $(BYTECODE) $(BROWSER_STAMP)
 
 # The tests but the slow ones (browser, wheel, load, memory, Ctrl-C, Dask: `@pytest.mark.slow`), on the plain
 # Python modules whatever was compiled (AUDIT_PURE_PYTHON: audit/_native.py then loads every .py file), so that an
-# edit is tested without a build; under 3 minutes on a 2-core machine. `make test` runs them all, compiled.
+# edit is tested without a build. `make test` runs them all, compiled.
+# Measured: 2,164 tests in 6 min 28 s on a quiet 2-core machine, one core used (time make test-fast, 2026-12-04).
 .PHONY: test-fast
 test-fast: $(STAMP)
 	AUDIT_PURE_PYTHON=1 $(BIN)/python -m pytest -q -m "not slow"
