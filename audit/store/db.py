@@ -167,6 +167,16 @@ class Store:
             raise
         return store
 
+    @classmethod
+    def in_memory(cls) -> Store:
+        """An empty database in memory, locked down as a file is (``audit sql`` with no database): it holds no
+        table of audit's, and nothing a query does outlives it."""
+        import duckdb
+
+        config = dict(LOCKED)
+        config["temp_directory"] = private_temp()
+        return cls(duckdb.connect(":memory:", config=config), ":memory:", True)
+
     def close(self) -> None:
         self.con.close()
 
@@ -285,6 +295,7 @@ class Store:
         if self.read_only:
             for name in VIEWS:
                 self.con.execute(view_sql(name, temporary=True))
+            self._drop_same_views()
             return
         digest = _views_digest()
         if self.one("SELECT value FROM audit_meta WHERE key = 'views'") == (digest,):
@@ -303,6 +314,21 @@ class Store:
         except BaseException:
             self.rollback()
             raise
+
+    def _drop_same_views(self) -> None:
+        """Drop each temporary view whose text is exactly the database's own view of that name (as DuckDB writes
+        both back), so that ``SHOW TABLES`` names each view once; a view the file holds in another form (an
+        earlier version's, or anyone's) stays shadowed by this version's."""
+        db_row = self.one("SELECT system.main.current_database()")
+        rows = self.con.execute(
+            "SELECT database_name, view_name, sql FROM system.main.duckdb_views() WHERE NOT internal "
+            "AND schema_name = 'main' AND database_name IN (?, 'temp')", [db_row[0] if db_row else ""]).fetchall()
+        texts = {(database == "temp", name): (text or "").rstrip(";") for database, name, text in rows}
+        for name in VIEWS:
+            temporary = texts.get((True, name))
+            if temporary is not None and temporary.replace("CREATE TEMP VIEW", "CREATE VIEW", 1) == \
+                    texts.get((False, name)):
+                self.con.execute(f"DROP VIEW temp.main.{name}")
 
     # ------------------------------------------------------------------ writing
     def known_files(self) -> set[str]:
