@@ -72,9 +72,9 @@ def line_rows(text: str) -> list[dict[str, str]]:
     for block in body.split("\n\n"):
         row = {}
         for line in block.splitlines():
-            name, sep, value = line.partition(" = ")
+            name, sep, value = line.partition(" =")
             assert sep, line
-            row[name.strip()] = value
+            row[name.strip()] = value[1:]
         rows.append(row)
     return rows
 
@@ -88,7 +88,7 @@ def test_line_gives_one_column_per_line_and_a_blank_line_between_rows(db: Path) 
     rows = line_rows(result.stdout)
     assert len(rows) == 2 and lines[-1] == "(2 rows)"
     assert all(list(r) == ["player", "unit", "hands", "received_too_much", "received_too_little", "net",
-                           "rules", "corrected_before"][:len(r)] for r in rows)
+                           "rules", "corrected_at_table"] for r in rows)
     assert {r["player"] for r in rows} == {"Маша", "O'Neil"}
     one = run("sql", "SELECT 1 AS n, 'a\tb' AS tab, NULL AS nothing", "--db", str(db), "-f", "line")
     assert one.stdout == "      n = 1\n    tab = a\\tb\nnothing =\n\n(1 row)\n"

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditError
 from audit.store.schema import (
-    DATA_TABLES, ORDER_BY, SCHEMA, SCHEMA_VERSION, TABLES, UPGRADE_FROM_1, VIEWS, create_table_sql,
+    DATA_TABLES, ORDER_BY, SCHEMA, SCHEMA_VERSION, TABLES, UPGRADE_FROM_1, UPGRADE_FROM_2, VIEWS, create_table_sql,
     hand_key, table_comment_sql, view_comment_sql, view_sql,
 )
 from audit.textout import shorten
@@ -69,17 +69,18 @@ LOCKED: dict[str, Any] = {
     "lock_configuration": True,
 }
 
-_ADDED_IN_2 = {table: {name for name, _, comment in columns if comment.endswith("New in schema 2.")}
-               for table, columns in TABLES.items()}
+_ADDED_IN = {version: {table: {name for name, _, comment in columns if f"New in schema {version}" in comment}
+                        for table, columns in TABLES.items()} for version in ("2", "3")}
 _META_COLUMNS = [("key", "VARCHAR"), ("value", "VARCHAR")]
 
 
 def _columns(version: str) -> dict[str, list[tuple[str, str]]]:
     """The tables (and their columns) of a database of schema ``version``."""
     out = {name: list(cols) for name, cols in SCHEMA.items()}
+    for later in [v for v in _ADDED_IN if int(v) > int(version)]:
+        out = {name: [c for c in cols if c[0] not in _ADDED_IN[later][name]] for name, cols in out.items()}
     if version == "1":
-        out = {name: [c for c in cols if c[0] not in _ADDED_IN_2[name]] for name, cols in out.items()
-               if name != "unsupported_hands"}
+        out.pop("unsupported_hands", None)
     out["audit_meta"] = list(_META_COLUMNS)
     return out
 
@@ -212,7 +213,7 @@ class Store:
             raise self._foreign("its table 'audit_meta' has other columns", create)
         row = self.one("SELECT value FROM audit_meta WHERE key = 'schema_version'")
         version = row[0] if row else None
-        if version not in ("1", SCHEMA_VERSION):
+        if version not in ("1", "2", SCHEMA_VERSION):
             raise AuditError(f"{self.path}: the database has schema version {version or 'none'}; this audit reads "
                              f"and writes version {SCHEMA_VERSION}; ingest into a new database")
         for name, columns in _columns(version).items():
@@ -276,6 +277,9 @@ class Store:
                 con.execute("INSERT INTO audit_meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
             if upgrade_from == "1":
                 for statement in UPGRADE_FROM_1:
+                    con.execute(statement)
+            if upgrade_from in ("1", "2"):
+                for statement in UPGRADE_FROM_2:
                     con.execute(statement)
                 con.execute("UPDATE audit_meta SET value = ? WHERE key = 'schema_version'", [SCHEMA_VERSION])
             for table in SCHEMA:
