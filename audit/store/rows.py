@@ -422,6 +422,8 @@ class RowBuilder:
         started = parse_started_at(hand.started_at)
         zone = game.time_zone if game is not None else ""
         corrects = self._open.corrected_by(stack_changes(result.findings))
+        # the verdict's own settlement of the hand: about 21 us a hand in plain Python, 1.2% of an ingest's time
+        # (2,793 simulated hands: `audit simulate --sessions 300 --seed 7`, settle_result timed over their results)
         owed = settle_result(result).difference
         self._open.paid(hid, owed)
         hands = cols["hands"]
