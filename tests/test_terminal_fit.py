@@ -4,14 +4,8 @@ in memory, parameters that do not match the query in one line, and the service's
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
-import select
-import struct
 import subprocess
-import termios
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from audit.cli import main
+import termhelp
 from conftest import AUDIT
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -37,31 +32,11 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def on_a_terminal(args: list[str], columns: int, cwd: Path | None = None) -> tuple[str, int]:
-    """``audit ARGS`` with its standard output on a pseudo-terminal ``columns`` wide (and ``COLUMNS`` so):
-    what the terminal showed (line ends as ``\\n``) and the exit status."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
-    proc = subprocess.Popen([AUDIT, *args], stdout=slave, stderr=subprocess.PIPE, cwd=cwd,
-                            env={**os.environ, "COLUMNS": str(columns)})
-    os.close(slave)
-    shown = b""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
-        elif proc.poll() is not None:
-            break
-    proc.wait(timeout=60)
-    os.close(master)
-    return shown.decode().replace("\r\n", "\n"), proc.returncode
+def on_a_terminal(args: list[str], columns: int) -> tuple[str, int]:
+    """``audit ARGS`` with its standard output on a pseudo-terminal ``columns`` wide (and ``COLUMNS`` so): what
+    the terminal showed (line ends as ``\\n``) and the exit status."""
+    shown, _, status = termhelp.on_a_terminal(args, "stdout", columns, env={**os.environ, "COLUMNS": str(columns)})
+    return shown.replace("\r\n", "\n"), status
 
 
 def line_rows(text: str) -> list[dict[str, str]]:
