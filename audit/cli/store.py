@@ -166,6 +166,8 @@ REPORT_EXAMPLES = [
     "audit report violations-by-rule --from 2026-11-01 --to 2026-11-30 --table 'Casa Pepe' -f csv -o nov.csv",
     "# a report's own parameter",
     "audit report disputed-hands -p limit 10 --profile qdan",
+    "# some of its columns, one 'column = value' per line (as a table too wide for the terminal is shown)",
+    "audit report misawarded-pots --columns hand_id,collected,should_have,corrected_before -f line",
     "# over a Parquet lake instead of a database",
     "audit report violations-by-player --lake /shared/lake",
 ]
@@ -234,6 +236,8 @@ def report(name: str | None, list_: bool, db: str, from_date: str | None, to_dat
 
 SQL_EXAMPLES = [
     "audit sql \"SELECT rule, count(*) AS n FROM finding_details GROUP BY rule ORDER BY n DESC\"",
+    "# with no database (no --db, $AUDIT_DB or audit.duckdb here) a query runs in memory",
+    "audit sql \"SELECT 21 * 2 AS answer\"",
     "# the query from a file (or '-' for standard input), with a named parameter",
     "audit sql --query-file week.sql -p day 2026-11-28 -f csv -o week.csv",
     "echo 'SELECT * FROM pot_details WHERE misawarded' | audit sql - -f jsonl",
