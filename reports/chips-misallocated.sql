@@ -6,8 +6,9 @@
 -- param: table_name VARCHAR only this table's hands
 -- Amounts are in each hand's unit: chips, or cents of a currency (USD cents); they are never added across units.
 -- The figures are the verdict's (seats.owed, as audit explain settles a hand: a rake the game allows is not
--- "received short"), for every seat, a player paid who was not dealt in too. A hand whose wrong payment the table put right itself before a later hand counts for
--- nothing; corrected_at_table names it ("387708 before 387709"), as the verdict says "corrected at the table".
+-- "received short"), for every seat, a player paid who was not dealt in too. A hand whose wrong payment the
+-- table put right itself before a later hand counts for nothing; corrected_at_table names it ("387708 before
+-- 387709"), as the verdict says "corrected at the table".
 WITH chip_rules AS (
     SELECT hand_key, list(DISTINCT rule ORDER BY rule) AS rules
     FROM findings
