@@ -62,7 +62,8 @@ INGEST_EXAMPLES = [
 ]
 
 
-@click.command(epilog=epilog(INGEST_EXAMPLES, "ingest"))
+@click.command(short_help="Audit logs and store them in DuckDB (or a Parquet lake).",
+               epilog=epilog(INGEST_EXAMPLES, "ingest"))
 @click.argument("paths", nargs=-1)
 @db_option
 @profile_option
@@ -138,7 +139,8 @@ def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: t
         sys.exit(status)
 
 
-@click.command(epilog=epilog(["audit upgrade --db club.duckdb"], "data"))
+@click.command(short_help="Bring an earlier audit's database up to this version.",
+               epilog=epilog(["audit upgrade --db club.duckdb"], "data"))
 @db_option
 def upgrade(db: str) -> None:
     """Bring a database written by an earlier audit up to this version's tables and views (columns, tables and
@@ -191,7 +193,8 @@ class ReportCommand(click.Command):
         super().format_epilog(ctx, formatter)
 
 
-@click.command(cls=ReportCommand, epilog=epilog(REPORT_EXAMPLES, "data"))
+@click.command(cls=ReportCommand, short_help="Run a report (reports/*.sql) on the database or a lake.",
+               epilog=epilog(REPORT_EXAMPLES, "data"))
 @click.argument("name", required=False)
 @click.option("--list", "list_", is_flag=True, help="Name every report with its description and parameters.")
 @db_option
@@ -246,7 +249,8 @@ SQL_EXAMPLES = [
 ]
 
 
-@click.command(epilog=epilog(SQL_EXAMPLES, "data"))
+@click.command(short_help="Run one read-only SQL query on the database or a lake.",
+               epilog=epilog(SQL_EXAMPLES, "data"))
 @click.argument("query", required=False)
 @click.option("--query-file", "query_file", default=None, metavar="FILE",
               help="Read the query from FILE ('-': standard input) instead of the argument.")
@@ -258,8 +262,8 @@ def sql(query: str | None, query_file: str | None, db: str, params: tuple[tuple[
         fmt: str, output: str | None, escape_formulas: bool, timeout: float | None, columns: str | None) -> None:
     """Run one read-only SQL QUERY on the database (writes are refused). QUERY '-' reads it from standard
     input. The views hand_details, finding_details, player_hands, pot_details, action_details,
-    session_details and streets are the place to start (README, "The database"). With no --db, no $AUDIT_DB
-    and no audit.duckdb here, the query runs in memory (SELECT 1 + 1, a VALUES list)."""
+    session_details and streets are the place to start (docs/reference/database.md). With no --db, no
+    $AUDIT_DB and no audit.duckdb here, the query runs in memory (SELECT 1 + 1, a VALUES list)."""
     from audit.cli.options import DEFAULT_DB
 
     text = _query_text(query, query_file)
@@ -340,7 +344,8 @@ def _query(db: str | None, lake: str | None, text: str, params: dict[str, object
 
 
 # ---------------------------------------------------------------------------------------------- export
-@click.command(epilog=epilog(["audit export --db club.duckdb --parquet lake/",
+@click.command(short_help="Every table as Parquet, by session date.",
+               epilog=epilog(["audit export --db club.duckdb --parquet lake/",
                               "duckdb -c \"SELECT count(*) FROM read_parquet('lake/hands/**/*.parquet', "
                               "hive_partitioning = true)\""], "data"))
 @db_option
