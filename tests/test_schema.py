@@ -33,7 +33,8 @@ VIEW_COLUMNS = {
     "hand_details": ["hand_key", "file_sha", "file", "line", "end_line", "hand_id", "session", "profile", "dialect",
                      "game", "betting", "unit", "table_name", "started_at", "started_at_text", "time_zone",
                      "started_at_utc", "play_date", "week", "session_date", "audited", "button_seat", "seats",
-                     "players", "pot_total", "rake", "carried", "redeal", "violations", "warnings", "errors"],
+                     "players", "pot_total", "rake", "carried", "redeal", "violations", "warnings", "errors",
+                     "corrected_before"],
     "finding_details": ["file_sha", "seq", "file", "session", "hand_key", "hand_id", "scope", "line", "rule",
                         "severity", "player", "street", "street_name", "street_order", "pot_index", "pot", "message",
                         "expected", "actual", "msg_id", "params", "profile", "dialect", "table_name", "unit", "started_at", "play_date",
@@ -44,10 +45,12 @@ VIEW_COLUMNS = {
                        "card_list", "detail", "pot_index", "pot", "pot_amount", "pot_total"],
     "pot_details": ["hand_key", "pot_index", "player", "file_sha", "file", "hand_id", "session", "profile",
                     "table_name", "unit", "started_at", "play_date", "pot", "pot_amount", "eligible", "winners",
-                    "should_award", "collected", "difference", "misawarded", "finding_rules", "finding_messages"],
+                    "should_award", "collected", "difference", "misawarded", "finding_rules", "finding_messages",
+                    "corrected_before"],
     "player_hands": ["hand_key", "player", "file_sha", "file", "hand_id", "session", "profile", "dialect",
                      "table_name", "unit", "started_at", "play_date", "week", "seat", "start_stack", "end_stack",
-                     "contributed", "should_receive", "received", "net", "misallocated", "violations", "warnings"],
+                     "contributed", "should_receive", "received", "net", "misallocated", "violations", "warnings",
+                     "owed", "corrected_before"],
 }
 # The columns of INTERFACE.md v1 (and of 0.1.0): they keep their names, their order and their types.
 V1_HANDS = ["hand_key", "file_sha", "file", "line", "end_line", "hand_id", "session", "profile", "dialect", "game",
@@ -290,14 +293,17 @@ def test_a_schema_1_database_is_upgraded(tmp_path: Path) -> None:
     refused = CliRunner().invoke(main, ["report", "files", "--db", str(path)])
     assert refused.exit_code == 2 and f"audit upgrade --db {path}" in refused.stderr
     done = CliRunner().invoke(main, ["upgrade", "--db", str(path)])
-    assert done.exit_code == 0 and "upgraded from schema version 1 to 2" in done.output
+    assert done.exit_code == 0 and "upgraded from schema version 1 to 3" in done.output
     assert rows(path, "SELECT hand_key, street, message FROM findings ORDER BY seq") == before
     assert rows(path, "SELECT DISTINCT unit FROM hands") == [("chips",)]
     assert rows(path, "SELECT count(*) FROM findings WHERE street IS NOT NULL AND street_code IS NULL") == [(0,)]
     assert rows(path, "SELECT count(*) FROM findings WHERE hand_key IS NOT NULL AND profile IS NULL") == [(0,)]
     assert CliRunner().invoke(main, ["report", "violations-by-rule", "--db", str(path)]).exit_code == 0
     again = CliRunner().invoke(main, ["upgrade", "--db", str(path)])
-    assert "already at schema version 2" in again.output
+    assert "already at schema version 3" in again.output
+    # schema 3's columns: what a seat is owed as the stored rows give it; no hand corrects another yet
+    assert rows(path, "SELECT count(*) FROM seats WHERE owed IS DISTINCT FROM should_receive - received") == [(0,)]
+    assert rows(path, "SELECT count(*) FROM hands WHERE corrects IS NOT NULL") == [(0,)]
     # and it takes new files with every column
     ingest(path, CASES / "generated" / "clean-001.txt")
     assert rows(path, "SELECT count(*) FROM hands WHERE unit IS NULL") == [(0,)]

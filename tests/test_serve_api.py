@@ -270,7 +270,7 @@ def test_explain_gives_what_audit_explain_gives(local: TestClient, tmp_path: Pat
     assert obj["verdict"]["sentences"] == ["Маша owes O'Neil 1 chip."]
     page = local.get(f"{base}/387708/explain?format=html&lang=es")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    assert "Маша debe 1 ficha a O&#39;Neil." in page.text
+    assert "Маша debía 1 ficha a O&#39;Neil; se corrigió en la mesa" in page.text  # the table corrected it
     policy = page.headers["content-security-policy"]
     assert "script-src 'sha256-" in policy and "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
     assert "default-src 'none'" in policy
@@ -460,7 +460,7 @@ def test_the_pages_for_people(local: TestClient) -> None:
     posted = local.post("/", content=body, headers={"Content-Type": ctype, "Origin": HOME}, follow_redirects=False)
     assert posted.status_code == 303
     result = local.get(posted.headers["location"])
-    assert "Маша owes O&#39;Neil 1 chip." in result.text
+    assert "Маша owed O&#39;Neil 1 chip, corrected at the table" in result.text
     sha = posted.headers["location"].split("/")[2].split("?")[0]
     assert f'href="/uploads/{sha}/hands/387708?lang=en"' in result.text
     hand = local.get(f"/uploads/{sha}/hands/387708")

@@ -41,6 +41,7 @@ from audit.rules import Rule
 from audit.store.db import FileRows, Store
 from audit.store.ingest import FileBuilder, profile_label
 from audit.store.reports import INT_MAX, Report, find_report, load_reports, report_params
+from audit.store.reports import unknown_report as unknown_report  # the same words as `audit report` gives
 from audit.serve.schema import SERVICE_COLUMNS, SERVICE_TABLES, create_tables
 from audit.store.schema import SCHEMA, VIEWS, view_sql
 

@@ -25,7 +25,7 @@ class VerdictView:
     hand: str | None = None
     corrections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    nothing: str = ""
+    nothing: list[str] = field(default_factory=list)
     reasons: list[dict[str, Any]] = field(default_factory=list)
     bad: bool = False
     unreadable: bool = False  # a hand that could not be read, or another game: not judged
@@ -129,7 +129,7 @@ def hand_json(data: bytes, name: str, label: str, hand: str) -> dict[str, Any] |
 def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200) -> LogVerdicts:
     """The verdict of every session and of each hand with a finding or a correction (at most ``most``)."""
     from audit.explain import HandExplanation, explain_bytes, settlement_notes
-    from audit.explain.phrases import correction_lines, table_notes, unreadable_verdict
+    from audit.explain.phrases import correction_lines, nothing_lines, table_notes, unreadable_verdict
     from audit.explain.records import rules_broken
     from audit.words import say
 
@@ -149,13 +149,11 @@ def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200)
             view = VerdictView(say("serve.session", lang, name=item.name, hands=hands), notes=table_notes(item, lang))
         view.corrections = correction_lines(item, lang)
         broken = rules_broken(item.reasons)
-        corrected = getattr(item, "corrected_before", None) is not None
-        view.bad = (bool(view.corrections) and not corrected) or broken
+        view.bad = bool(view.corrections) or broken  # a payment the table corrected has no correction left
         if isinstance(item, HandExplanation) and item.error is not None:
             view.unreadable, view.bad, broken = True, False, False
-        if not view.corrections:
-            view.nothing = unreadable_verdict(item, lang) if view.unreadable else \
-                say("verdict.nothing_but" if broken else "verdict.nothing", lang)
+        view.nothing = [unreadable_verdict(item, lang)] if view.unreadable and not view.corrections \
+            else nothing_lines(item, lang, broken)
         view.reasons = [_reason(r, lang) for r in item.reasons]
         (out.hands if isinstance(item, HandExplanation) else out.sessions).append(view)
     return out

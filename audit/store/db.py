@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from audit.errors import AuditError
 from audit.store.schema import (
-    DATA_TABLES, ORDER_BY, SCHEMA, SCHEMA_VERSION, TABLES, UPGRADE_FROM_1, VIEWS, create_table_sql,
+    DATA_TABLES, ORDER_BY, SCHEMA, SCHEMA_VERSION, TABLES, UPGRADE_FROM_1, UPGRADE_FROM_2, VIEWS, create_table_sql,
     hand_key, table_comment_sql, view_comment_sql, view_sql,
 )
 from audit.textout import shorten
@@ -76,17 +76,18 @@ LOCKED: dict[str, Any] = {
     "lock_configuration": True,
 }
 
-_ADDED_IN_2 = {table: {name for name, _, comment in columns if comment.endswith("New in schema 2.")}
-               for table, columns in TABLES.items()}
+_ADDED_IN = {version: {table: {name for name, _, comment in columns if f"New in schema {version}" in comment}
+                        for table, columns in TABLES.items()} for version in ("2", "3")}
 _META_COLUMNS = [("key", "VARCHAR"), ("value", "VARCHAR")]
 
 
 def _columns(version: str) -> dict[str, list[tuple[str, str]]]:
     """The tables (and their columns) of a database of schema ``version``."""
     out = {name: list(cols) for name, cols in SCHEMA.items()}
+    for later in [v for v in _ADDED_IN if int(v) > int(version)]:
+        out = {name: [c for c in cols if c[0] not in _ADDED_IN[later][name]] for name, cols in out.items()}
     if version == "1":
-        out = {name: [c for c in cols if c[0] not in _ADDED_IN_2[name]] for name, cols in out.items()
-               if name != "unsupported_hands"}
+        out.pop("unsupported_hands", None)
     out["audit_meta"] = list(_META_COLUMNS)
     return out
 
@@ -174,6 +175,16 @@ class Store:
             raise
         return store
 
+    @classmethod
+    def in_memory(cls) -> Store:
+        """An empty database in memory, locked down as a file is (``audit sql`` with no database): it holds no
+        table of audit's, and nothing a query does outlives it."""
+        import duckdb
+
+        config = dict(LOCKED)
+        config["temp_directory"] = private_temp()
+        return cls(duckdb.connect(":memory:", config=config), ":memory:", True)
+
     def close(self) -> None:
         self.con.close()
 
@@ -209,7 +220,7 @@ class Store:
             raise self._foreign("its table 'audit_meta' has other columns", create)
         row = self.one("SELECT value FROM audit_meta WHERE key = 'schema_version'")
         version = row[0] if row else None
-        if version not in ("1", SCHEMA_VERSION):
+        if version not in ("1", "2", SCHEMA_VERSION):
             raise AuditError(f"{self.path}: the database has schema version {version or 'none'}; this audit reads "
                              f"and writes version {SCHEMA_VERSION}; ingest into a new database")
         for name, columns in _columns(version).items():
@@ -275,6 +286,9 @@ class Store:
             if upgrade_from == "1":
                 for statement in UPGRADE_FROM_1:
                     con.execute(statement)
+            if upgrade_from in ("1", "2"):
+                for statement in UPGRADE_FROM_2:
+                    con.execute(statement)
                 con.execute("UPDATE audit_meta SET value = ? WHERE key = 'schema_version'", [SCHEMA_VERSION])
             for table in SCHEMA:
                 con.execute(create_table_sql(table))
@@ -293,6 +307,7 @@ class Store:
         if self.read_only:
             for name in VIEWS:
                 self.con.execute(view_sql(name, temporary=True))
+            self._drop_same_views()
             return
         digest = _views_digest()
         if self.one("SELECT value FROM audit_meta WHERE key = 'views'") == (digest,):
@@ -311,6 +326,21 @@ class Store:
         except BaseException:
             self.rollback()
             raise
+
+    def _drop_same_views(self) -> None:
+        """Drop each temporary view whose text is exactly the database's own view of that name (as DuckDB writes
+        both back), so that ``SHOW TABLES`` names each view once; a view the file holds in another form (an
+        earlier version's, or anyone's) stays shadowed by this version's."""
+        db_row = self.one("SELECT system.main.current_database()")
+        rows = self.con.execute(
+            "SELECT database_name, view_name, sql FROM system.main.duckdb_views() WHERE NOT internal "
+            "AND schema_name = 'main' AND database_name IN (?, 'temp')", [db_row[0] if db_row else ""]).fetchall()
+        texts = {(database == "temp", name): (text or "").rstrip(";") for database, name, text in rows}
+        for name in VIEWS:
+            temporary = texts.get((True, name))
+            if temporary is not None and temporary.replace("CREATE TEMP VIEW", "CREATE VIEW", 1) == \
+                    texts.get((False, name)):
+                self.con.execute(f"DROP VIEW temp.main.{name}")
 
     # ------------------------------------------------------------------ writing
     def known_files(self) -> set[str]:

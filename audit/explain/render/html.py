@@ -20,7 +20,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from audit.explain.phrases import (
-    correction_lines, describe, expected_actual, finding_sentence, legal_words, party_name, pot_name,
+    correction_lines, describe, expected_actual, finding_sentence, legal_words, nothing_lines, party_name, pot_name,
     reason_note, settlement_notes, street_name, table_notes, unreadable_verdict,
 )
 from audit.explain.adapter import follow_cards
@@ -101,12 +101,12 @@ def _verdict_view(item: Explained, notes: Sequence[str], lang: str, anchors: dic
     transfers, reasons = item.transfers, item.reasons
     unreadable = isinstance(item, HandExplanation) and item.error is not None
     broken = rules_broken(reasons) and not unreadable
-    corrected = getattr(item, "corrected_before", None) is not None
-    nothing = say("verdict.nothing_but" if broken else "verdict.nothing", lang)
+    corrections = correction_lines(item, lang)  # none for a payment the table corrected itself
     return {
-        "notes": list(notes), "corrections": correction_lines(item, lang), "corrected": corrected,
-        "nothing": "" if transfers else unreadable_verdict(item, lang) if unreadable else nothing,
-        "bad": (bool(transfers) and not corrected) or broken,
+        "notes": list(notes), "corrections": corrections,
+        "nothing": [unreadable_verdict(item, lang)] if unreadable and not transfers
+        else nothing_lines(item, lang, broken),
+        "bad": bool(corrections) or broken,
         "reasons": [_reason_view(r, lang, _hand_anchor_by_id(anchors, hands_by_id, r.finding.hand),
                                  _hand_anchor_by_id(anchors, hands_by_id, r.follows_from or r.table_correction
                                                     or r.corrected_before), with_hand)

@@ -10,7 +10,9 @@ from fastapi.responses import HTMLResponse, JSONResponse
 
 from audit.errors import AuditError
 from audit.serve.bodies import OPENAPI_BODY, read_logs
-from audit.serve.db import REPORT_INT_MAX, Upload, report_arguments, report_files, report_named, report_text
+from audit.serve.db import (
+    REPORT_INT_MAX, Upload, report_arguments, report_files, report_named, report_text, unknown_report,
+)
 from audit.serve.deps import api_club, get_service
 from audit.serve.disputes import hand_json, hand_page
 from audit.serve.guard import dispute_page_csp
@@ -152,7 +154,7 @@ async def report(request: Request, name: str = ReportName, club: str = Depends(a
     service = get_service(request)
     chosen = report_named(name)
     if chosen is None:
-        raise HTTPException(404, f"no report named {name!r}")
+        raise HTTPException(404, unknown_report(name, "GET /api/v1/reports lists them"))
     given: dict[str, object] = {k: v for k, v in request.query_params.items() if k != "format"}
     for key, value in (("from_date", from_date), ("to_date", to_date), ("profile", profile),
                        ("table_name", table_name), ("limit", limit)):
