@@ -246,8 +246,8 @@ def test_the_export_partition_is_a_date_in_every_table(db: Path, tmp_path: Path)
     broken = tmp_path / "lost-hand.txt"  # a file whose only hand cannot be read: its rows still get a date
     broken.write_text("Hand #X1 - 2026/11/28 21:30:00\nTable 'T' Seat #1 is the button\nAna: dances\n",
                       encoding="utf-8")
-    garbage = tmp_path / "garbage.txt"  # nothing dated at all: the day it was ingested
-    garbage.write_text("hello\nworld\n", encoding="utf-8")
+    garbage = tmp_path / "garbage.txt"  # nothing dated at all: the day it was ingested (its one hand opens a log,
+    garbage.write_text("hello\nworld\n\nHand #X2\n", encoding="utf-8")  # so the lines before it are stored)
     own = tmp_path / "own.duckdb"
     shutil.copy(db, own)
     ingest(own, broken, garbage)
@@ -264,7 +264,7 @@ def test_the_export_partition_is_a_date_in_every_table(db: Path, tmp_path: Path)
     dates = con.execute(f"SELECT hand_id, session_date FROM read_parquet('{out}/parse_errors/**/*.parquet', "
                         "hive_partitioning = true) WHERE file LIKE '%lost-hand.txt' OR file LIKE '%garbage.txt' "
                         "ORDER BY hand_id").fetchall()
-    assert dates == [("X1", dt.date(2026, 11, 28)), (None, dt.date.today())]
+    assert dates == [("X1", dt.date(2026, 11, 28)), ("X2", dt.date.today()), (None, dt.date.today())]
 
 
 # ---------------------------------------------------------------------------------------------- upgrade
