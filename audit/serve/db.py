@@ -54,6 +54,7 @@ from audit.store.db import FileRows, Store
 from audit.store.ingest import FileBuilder, profile_label
 from audit.store.reports import INT_MAX, Report, find_report, load_reports, report_params
 from audit.store.schema import SCHEMA, VIEWS, view_sql
+from audit.trust.chain import adopt_uploads, append_link
 
 if TYPE_CHECKING:  # pragma: no cover
     import duckdb
@@ -211,6 +212,8 @@ class ServiceDB:
         try:
             self.create_tables(self.con)
             self.migrated = migrate_uploads(self.con)
+            with transaction(self.con):
+                adopt_uploads(self.con)  # uploads an audit without chains stored
             row = self.con.execute("SELECT current_database()").fetchone()
             self.catalog = str(row[0]) if row else "main"
             # Read once: `audit token` cannot change them while the service holds the database. A token of a
@@ -665,7 +668,7 @@ def _write(cur: duckdb.DuckDBPyConnection, job: UploadWrite, look_first: bool) -
                 return duplicate_outcome(seen, job.name)
         if job.rows is None or job.rows.sha256 != job.key or not job.key.startswith(UPLOAD_KEY_PREFIX):
             raise AuditError(f"internal: the rows of {job.name} are not keyed as an upload's")
-        store.append_file(job.rows)
+        store.append_file(job.rows, link=False)  # its link is the club's (below), not local's
         hands = job.rows.hands
         table = job.rows.tables.get("findings")
         counts = Counter(table.column("severity").to_pylist() if table is not None else [])
@@ -674,6 +677,7 @@ def _write(cur: duckdb.DuckDBPyConnection, job: UploadWrite, look_first: bool) -
                     [job.club, job.sha256, job.name, len(job.data), received, job.profile, job.key, True, hands,
                      counts["violation"], counts["warning"], counts["error"], b""])
         cur.from_arrow(upload_parts(job.club, job.sha256, job.data)).insert_into("upload_parts")
+        append_link(cur, job.club, "upload", job.key, received, job.profile, content_sha256=job.sha256)
         cur.execute("COMMIT")
     except BaseException:
         store.rollback()

@@ -12,8 +12,10 @@ A link proves the record was not changed after it was received; it cannot say th
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -89,14 +91,23 @@ def append_link(con: duckdb.DuckDBPyConnection, club: str, kind: str, subject: s
     row = con.execute(f"SELECT position, hash FROM {CHAIN_TABLE} WHERE club = ? ORDER BY position DESC LIMIT 1",
                       [club]).fetchone()
     position, prev = (int(row[0]) + 1, str(row[1])) if row else (1, GENESIS)
-    fields = {"club": club, "position": position, "kind": kind, "subject": subject, "content_sha256": digest,
-              "content": text, "received_at": received_at, "profile": profile, "audit_version": version or audit_version(),
-              "prev_hash": prev}
-    link = Link(**fields, hash="")
-    link = Link(**fields, hash=link.computed_hash())
+    draft = Link(club, position, kind, subject, digest, text, received_at, profile, version or audit_version(), prev,
+                 "")
+    link = dataclasses.replace(draft, hash=draft.computed_hash())
     con.execute(f"INSERT INTO {CHAIN_TABLE} VALUES ({', '.join('?' * len(COLUMNS))})",
                 [getattr(link, name) for name in COLUMNS])
     return link
+
+
+def append_table_link(con: duckdb.DuckDBPyConnection, club: str, table_id: str, profile: str,
+                      options: Iterable[tuple[str, str]], kind: str, content: dict[str, Any]) -> Link:
+    """A live table's link (``kind``: table, entry, undo, close), received now, inside the caller's transaction:
+    ``content`` with the table's id, as canonical JSON."""
+    from audit.store.ingest import profile_label
+
+    now = dt.datetime.now().replace(microsecond=0)
+    return append_link(con, club, kind, table_id, now, profile_label(profile, options),
+                       content={**content, "table": table_id})
 
 
 def head(con: duckdb.DuckDBPyConnection, club: str) -> dict[str, Any]:
@@ -132,4 +143,15 @@ def adopt_files(con: duckdb.DuckDBPyConnection) -> int:
                        "ORDER BY ingested_at, file_sha").fetchall()
     for sha, at, profile, version in rows:
         append_link(con, LOCAL_CLUB, "file", sha, at, profile, content_sha256=sha, version=version)
+    return len(rows)
+
+
+def adopt_uploads(con: duckdb.DuckDBPyConnection) -> int:
+    """Links for the uploads the service stored before its database had a chain (``adopt_files``'s)."""
+    rows = con.execute("SELECT u.club, u.file_sha, u.received_at, u.profile, u.sha256, f.audit_version FROM uploads u "
+                       "LEFT JOIN files f ON f.file_sha = u.file_sha "
+                       f"WHERE NOT EXISTS (SELECT 1 FROM {CHAIN_TABLE} c WHERE c.club = u.club AND c.kind = 'upload' "
+                       "AND c.content_sha256 = u.sha256) ORDER BY u.received_at, u.club, u.sha256").fetchall()
+    for club, key, at, profile, sha, version in rows:
+        append_link(con, club, "upload", key, at, profile, content_sha256=sha, version=version)
     return len(rows)

@@ -97,7 +97,8 @@ def check_receipt(receipt: Any, data: bytes, name: str, key_hex: str | None) -> 
     and options; with ``key_hex``, its signature too (a receipt with none, or another key's, does not hold)."""
     from audit.errors import AuditError
     from audit.explain import explain_bytes
-    from audit.profile import ProfileError, load_profile
+    from audit.errors import ProfileError
+    from audit.profile import load_profile
 
     out = ReceiptCheck()
     if not isinstance(receipt, dict) or not isinstance(receipt.get("verdict_sha256"), str):

@@ -34,6 +34,7 @@ from audit.serve.deps import api_club, get_service, page_club
 from audit.serve.guard import size_words
 from audit.serve.models import Problem, errors
 from audit.serve.service import Service, slow
+from audit.trust.chain import append_table_link
 
 if TYPE_CHECKING:  # pragma: no cover
     import duckdb
@@ -314,7 +315,9 @@ async def open_table(tables: Tables, club: str, body: Any) -> tuple[str, Held, d
     text = json.dumps(config.as_json())
 
     def write(cur: duckdb.DuckDBPyConnection) -> None:
-        cur.execute("INSERT INTO live_tables VALUES (?, ?, ?, 0, false, ?)", [club, table_id, text, now])
+        with transaction(cur):
+            cur.execute("INSERT INTO live_tables VALUES (?, ?, ?, 0, false, ?)", [club, table_id, text, now])
+            append_table_link(cur, club, table_id, config.profile, config.options, "table", config.as_json())
 
     await tables.writer(write)
     held = Held(table, 0, asyncio.Lock(), set())
@@ -323,15 +326,19 @@ async def open_table(tables: Tables, club: str, body: Any) -> tuple[str, Held, d
 
 
 async def store_change(tables: Tables, club: str, table_id: str, held: Held, sql: str, args: list[Any],
-                       config: dict[str, Any] | None = None) -> None:
+                       config: dict[str, Any] | None = None, link: tuple[str, dict[str, Any]] | None = None) -> None:
     """A change of the table (``sql`` with ``args``, and the table's ``config`` when given) and its next version,
-    stored in one transaction before it is answered; the held table then takes the version. A change that cannot
-    be stored drops the table held in memory: the table is what its rows say."""
+    stored in one transaction before it is answered, with its ``link`` (kind, content) in the club's chain; the
+    held table then takes the version. A change that cannot be stored drops the table held in memory: the table
+    is what its rows say."""
     version = held.version + 1
+    table = held.table.config
 
     def write(cur: duckdb.DuckDBPyConnection) -> None:
         with transaction(cur):
             cur.execute(sql, args)
+            if link is not None:
+                append_table_link(cur, club, table_id, table.profile, table.options, *link)
             cur.execute("UPDATE live_tables SET version = ? WHERE club = ? AND table_id = ?", [version, club, table_id])
             if config is not None:
                 cur.execute("UPDATE live_tables SET config = ? WHERE club = ? AND table_id = ?",
@@ -372,7 +379,7 @@ async def add_entry(tables: Tables, club: str, table_id: str,
         except TableError as exc:
             raise HTTPException(409, str(exc)) from None
         await store_change(tables, club, table_id, held, "INSERT INTO live_entries VALUES (?, ?, ?, ?)",
-                           [club, table_id, seq, text])
+                           [club, table_id, seq, text], link=("entry", {"seq": seq, "entry": json.loads(text)}))
         stored = await tables.store_hands(club, table_id, held)
         return held, findings, stored, state_of(table_id, held, state)
 
@@ -389,7 +396,7 @@ async def undo_entry(tables: Tables, club: str, table_id: str, version: object) 
         # the hands stored stay as stored: the entry taken back may have been the one that closed their claims
         config = dict(table.config.as_json(), sealed=table.sealed) if table.sealed else None
         await store_change(tables, club, table_id, held, "DELETE FROM live_entries WHERE club = ? AND table_id = ? "
-                           "AND seq = ?", [club, table_id, seq], config)
+                           "AND seq = ?", [club, table_id, seq], config, link=("undo", {"seq": seq}))
         return held, state_of(table_id, held, state)
 
 
@@ -407,7 +414,7 @@ async def close_table(tables: Tables, club: str, table_id: str,
         except TableError as exc:
             raise HTTPException(409, str(exc)) from None
         await store_change(tables, club, table_id, held, "UPDATE live_tables SET closed = true WHERE club = ? "
-                           "AND table_id = ?", [club, table_id])
+                           "AND table_id = ?", [club, table_id], link=("close", {}))
         await tables.store_hands(club, table_id, held)
         return held, verdict, state_of(table_id, held, state)
 
