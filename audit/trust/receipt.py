@@ -29,9 +29,18 @@ SIGNED_FIELDS = ("log_sha256", "hand", "session", "profile", "options", "version
 
 
 def verdict_sha256(explained: dict[str, Any], profile: str, options: dict[str, str]) -> str:
-    """The digest of one verdict: its explanation's JSON object (less ``file``, ``receipt``) with its profile."""
-    body = {k: v for k, v in explained.items() if k not in ("file", "receipt")}
+    """The digest of one verdict: its explanation's JSON object (less ``receipt`` and every ``file``: the name
+    the log has where it is read, the explanation's and each finding's) with its profile and options."""
+    body = _without_file({k: v for k, v in explained.items() if k != "receipt"})
     return sha256_of({"profile": profile, "options": options, "explanation": body})
+
+
+def _without_file(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_file(v) for k, v in value.items() if k != "file"}
+    if isinstance(value, (list, tuple)):
+        return [_without_file(v) for v in value]
+    return value
 
 
 def make_receipt(item: Explained, log_sha256: str, profile: str, options: Iterable[tuple[str, str]],
