@@ -264,3 +264,43 @@ def test_verify_holds_on_the_services_database_and_finds_each_change(served: tup
     ]:
         broken = run("verify", "--db", tampered(copy, tmp_path, name, statement), "--club", "local")
         assert broken.returncode == 1 and said in broken.stdout, (name, broken.stdout, broken.stderr)
+
+
+HAND = [{"player": "Ana", "action": "bet", "to": 4}, {"player": "Beto", "action": "call"},
+        {"player": "Carla", "action": "call"}, {"player": "Ana", "action": "draw", "count": 2},
+        {"player": "Beto", "action": "stand-pat"}, {"player": "Carla", "action": "draw", "count": 1},
+        {"player": "Ana", "action": "check"}, {"player": "Beto", "action": "check"},
+        {"player": "Carla", "action": "check"}, {"player": "Ana", "action": "show", "cards": "Kc Kd 7s 7h 2c"},
+        {"player": "Beto", "action": "show", "cards": "Ks Kh 7c 7d 3d"}, {"player": "Carla", "action": "muck"}]
+
+
+def test_the_live_tables_close_carries_the_sessions_receipt_and_head(tmp_path: Path) -> None:
+    live = LiveServer(tmp_path / "close.duckdb")
+    try:
+        status, _, raw = live.request("POST", "/api/v1/tables", json.dumps(
+            {"name": "Casa", "seats": SEATS, "button": 3}).encode(), JSON)
+        tid = json.loads(raw)["id"]
+        for entry in HAND:
+            assert live.request("POST", f"/api/v1/tables/{tid}/events", json.dumps(entry).encode(), JSON)[0] == 200
+        status, _, raw = live.request("POST", f"/api/v1/tables/{tid}/close")
+        assert status == 200, raw
+        receipt = json.loads(raw)["receipt"]
+        head = live.json("GET", "/api/v1/chain/head")
+        assert receipt["session"] and 1 < receipt["chain"]["position"] <= head["position"]
+        (tmp_path / "key.json").write_bytes(live.request("GET", "/api/v1/key")[2])
+        (tmp_path / "r.json").write_text(json.dumps(receipt))
+        (tmp_path / "session.txt").write_bytes(live.request("GET", f"/api/v1/tables/{tid}/log")[2])
+        ok = run("verify-receipt", tmp_path / "r.json", tmp_path / "session.txt", "--key", tmp_path / "key.json")
+        assert ok.returncode == 0, ok.stdout + ok.stderr
+        page = live.request("GET", f"/tables/{tid}?lang=es")[2].decode()
+        assert "Código del recibo" in page and f"eslabón {receipt['chain']['position']}" in page
+    finally:
+        assert live.stop() == 0
+    done = run("verify", "--db", tmp_path / "close.duckdb")
+    assert done.returncode == 0, done.stdout + done.stderr
+    con = duckdb.connect(str(tmp_path / "close.duckdb"), read_only=True)
+    kinds = con.execute("SELECT kind, position, hash FROM chain_links ORDER BY position").fetchall()
+    con.close()
+    assert [k for k, *_ in kinds] == ["table"] + ["entry"] * len(HAND) + ["upload", "close"]  # the hand, as played
+    close = next((p, h) for k, p, h in kinds if k == "close")
+    assert (receipt["chain"]["position"], receipt["chain"]["hash"]) == close

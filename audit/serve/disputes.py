@@ -164,6 +164,23 @@ def hand_json(data: bytes, name: str, label: str, hand: str, anonymize: bool = F
 
 
 @slow
+def session_receipt(data: bytes, name: str, label: str, seal: Seal) -> dict[str, Any] | None:
+    """The sealed receipt of the last session's verdict in ``data`` (a live table's log; ``None``: no session
+    ended in it)."""
+    import hashlib
+
+    from audit.explain import SessionExplanation, explain_bytes
+    from audit.serve.db import parse_label
+    from audit.trust.receipt import make_receipt
+
+    sessions = [i for i in explain_bytes(data, _profile(label), None, name) if isinstance(i, SessionExplanation)]
+    if not sessions:
+        return None
+    profile, options = parse_label(label)
+    return seal(make_receipt(sessions[-1], hashlib.sha256(data).hexdigest(), profile, options))
+
+
+@slow
 def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200) -> LogVerdicts:
     """The verdict of every session and of each hand with a finding or a correction (at most ``most``)."""
     from audit.explain import HandExplanation, explain_bytes, settlement_notes

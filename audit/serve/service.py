@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import IO, Any, TypeVar
 
 from audit.errors import AuditError
-from audit.serve.db import Outcome, ServiceDB, Upload, UploadWrite, audit_upload, duplicate_outcome, write_upload
+from audit.serve.db import LOCAL_CLUB, Outcome, ServiceDB, Upload, UploadWrite, audit_upload, duplicate_outcome, write_upload
 from audit.serve.writer import Writer
 from audit.trust.keys import ServiceKey
 
@@ -427,10 +427,16 @@ class Service:
 
     def seal(self, club: str, upload: Upload, receipt: dict[str, Any]) -> dict[str, Any]:
         """A receipt of one of ``club``'s logs with the log's link in the club's chain, signed by the service."""
-        from audit.trust.chain import LOCAL_CLUB, link_of
+        if upload.uploaded:
+            return self.seal_link(club, "upload", upload.file_sha, receipt)
+        return self.seal_link(LOCAL_CLUB, "file", upload.file_sha, receipt)  # a log of audit ingest
 
-        link = link_of(self.db.cursor(), club if upload.uploaded else LOCAL_CLUB,
-                       "upload" if upload.uploaded else "file", upload.file_sha)
+    def seal_link(self, club: str, kind: str, subject: str, receipt: dict[str, Any]) -> dict[str, Any]:
+        """``receipt`` with the last link of ``club``'s chain of this kind about ``subject`` (a log, a live
+        table), signed by the service."""
+        from audit.trust.chain import link_of
+
+        link = link_of(self.db.cursor(), club, kind, subject)
         if link is not None:
             receipt = {**receipt, "chain": link.head()}
         return self.key.signed(receipt)

@@ -40,6 +40,9 @@ def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(_HERE / "templates")), autoescape=select_autoescape(default=True),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["quote"] = lambda value: quote(str(value), safe="")
+    from audit.trust.receipt import receipt_line, short_code
+
+    env.globals.update(receipt_code=short_code, receipt_line=receipt_line)
     return env
 
 

@@ -163,6 +163,21 @@ class Tables:
                 self.drop(club, table_id, held)
             raise
 
+    async def receipt(self, club: str, table_id: str, held: Held) -> dict[str, Any] | None:
+        """The closed session's receipt: its log's verdict, sealed with the table's close link in the club's chain
+        (the session's head), signed."""
+        from audit.serve.disputes import session_receipt
+        from audit.store.ingest import profile_label
+
+        config = held.table.config
+        data = (await self.service.in_thread(_log, held.table)).encode("utf-8")
+
+        def seal(receipt: dict[str, Any]) -> dict[str, Any]:
+            return self.service.seal_link(club, "close", table_id, receipt)
+
+        return await self.service.in_thread(session_receipt, data, f"{config.name} - {table_id}.txt",
+                                            profile_label(config.profile, config.options), seal)
+
     async def store_hands(self, club: str, table_id: str, held: Held) -> list[dict[str, Any]]:
         """Each hand played out and not yet stored, as the club's upload."""
         out: list[dict[str, Any]] = []
@@ -408,6 +423,7 @@ async def close_table(tables: Tables, club: str, table_id: str,
         table = held.table
         if table.closed:
             verdict, state = await tables.service.in_thread(_closed, table)
+            verdict["receipt"] = await tables.receipt(club, table_id, held)
             return held, verdict, state_of(table_id, held, state)
         try:
             verdict, state = await tables.change(club, table_id, held, _closed, table)
@@ -416,6 +432,7 @@ async def close_table(tables: Tables, club: str, table_id: str,
         await store_change(tables, club, table_id, held, "UPDATE live_tables SET closed = true WHERE club = ? "
                            "AND table_id = ?", [club, table_id], link=("close", {}))
         await tables.store_hands(club, table_id, held)
+        verdict["receipt"] = await tables.receipt(club, table_id, held)
         return held, verdict, state_of(table_id, held, state)
 
 
@@ -574,6 +591,8 @@ async def _table_page(request: Request, club: str, table_id: str, problem: str |
     try:
         async with tables.locked(club, table_id) as held:
             state, closed_verdict = await tables.service.in_thread(_page, held.table)
+            if closed_verdict is not None and verdict is None:
+                closed_verdict["receipt"] = await tables.receipt(club, table_id, held)
     except HTTPException as exc:
         if exc.status_code != 404:
             raise
