@@ -301,6 +301,6 @@ def test_the_live_tables_close_carries_the_sessions_receipt_and_head(tmp_path: P
     con = duckdb.connect(str(tmp_path / "close.duckdb"), read_only=True)
     kinds = con.execute("SELECT kind, position, hash FROM chain_links ORDER BY position").fetchall()
     con.close()
-    assert [k for k, *_ in kinds] == ["table"] + ["entry"] * len(HAND) + ["upload", "close"]  # the hand, as played
+    assert [k for k, *_ in kinds] == ["table"] + ["entry"] * len(HAND) + ["close", "upload"]  # the hand, stored at the close
     close = next((p, h) for k, p, h in kinds if k == "close")
     assert (receipt["chain"]["position"], receipt["chain"]["hash"]) == close
