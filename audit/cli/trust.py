@@ -26,7 +26,8 @@ MOST_SAID = 20
 @click.command(epilog=epilog([
     "audit verify --db club.duckdb",
     "# one club's chain, on a backup of the service's database",
-    "audit backup --db club.duckdb copy.duckdb && audit verify --db copy.duckdb --club north",
+    "audit backup --db club.duckdb copy.duckdb",
+    "audit verify --db copy.duckdb --club north",
 ], VERIFY_STATUS))
 @db_option
 @click.option("--club", default=None, metavar="CLUB", help="Only this club's chain (local: audit ingest's).")
@@ -60,7 +61,7 @@ def verify(db: str, club: str | None) -> None:
 
 
 @click.command(name="verify-receipt", epilog=epilog([
-    "audit explain game.txt --hand 387708 --format json | jq .receipt > receipt.json",
+    "audit explain game.txt --hand 387708 --format json > receipt.json",
     "audit verify-receipt receipt.json game.txt",
     "# a receipt of the service, with its key (GET /api/v1/key)",
     "curl -s http://host:8080/api/v1/key > key.json",
