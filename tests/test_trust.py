@@ -300,3 +300,24 @@ def test_the_live_tables_close_carries_the_sessions_receipt_and_head(tmp_path: P
     assert [k for k, *_ in kinds] == ["table"] + ["entry"] * len(HAND) + ["close", "upload"]  # the hand, stored at the close
     close = next((p, h) for k, p, h in kinds if k == "close")
     assert (receipt["chain"]["position"], receipt["chain"]["hash"]) == close
+
+
+def test_a_database_written_before_chains_links_its_logs_when_opened_for_writing(ingested: Path,
+                                                                                  tmp_path: Path) -> None:
+    old = tampered(ingested, tmp_path, "before-chains", "DROP TABLE chain_links")
+    cannot = run("verify", "--db", old)
+    assert cannot.returncode == 2 and "no chain yet" in cannot.stderr
+    assert run("upgrade", "--db", old).returncode == 0
+    done = run("verify", "--db", old)
+    assert done.returncode == 0 and "3 links hold" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_service_refuses_a_key_others_may_read(tmp_path: Path) -> None:
+    from audit.trust.keys import load_or_create
+
+    db = tmp_path / "open.duckdb"
+    load_or_create(Path(str(db) + ".key"))
+    Path(str(db) + ".key").chmod(0o644)
+    done = subprocess.run([AUDIT, "serve", "--db", str(db), "--port", "0"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "may be read by others" in done.stderr and "PRIVATE" not in done.stderr
