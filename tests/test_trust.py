@@ -158,7 +158,9 @@ def test_anonymize_renames_players_and_changes_nothing_else(tmp_path: Path) -> N
     (tmp_path / "r.json").write_text(json.dumps(hidden))  # the whole object: its receipt is read
     assert run("verify-receipt", tmp_path / "r.json", WRONG_WINNER).returncode == 0
     page = run("explain", WRONG_WINNER, "--anonymize", "--format", "html", "--lang", "es").stdout
-    assert "Jugador A" in page and "Ana" not in page
+    assert "Jugador A" in page and "Ana" not in page and "Código del recibo" not in page  # a page of every hand
+    page = run("explain", WRONG_WINNER, "--hand", "1", "--anonymize", "--format", "html", "--lang", "es").stdout
+    assert "Jugador A" in page and "Ana" not in page and "Código del recibo" in page
 
 
 # ------------------------------------------------------------------------------------------ the service

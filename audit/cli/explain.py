@@ -42,7 +42,7 @@ def explain(path: str, hand_id: str | None, fmt: str, lang: str, profile_name: s
             options: tuple[str, ...], anonymize: bool, output: str | None) -> None:
     """Replay the hands of PATH step by step: stacks and pot after each step, what the rules allowed, the
     findings where they happened, the pots, who should have received what, and the corrections. The json
-    output carries each verdict's receipt (audit verify-receipt checks it)."""
+    output carries each verdict's receipt (audit verify-receipt checks it), as the html page of one --hand."""
     from pathlib import Path
 
     from audit.errors import InputError
@@ -65,21 +65,25 @@ def explain(path: str, hand_id: str | None, fmt: str, lang: str, profile_name: s
         refuse_clobber(output, {})
     notices: list[str] = []
     data: bytes | None = None
-    if fmt == "json" or anonymize:  # the receipt's SHA-256, and the log to rename: its bytes, read once
+    receipted: list[dict[str, object]] = []
+    if fmt == "json" or anonymize or (fmt == "html" and hand_id is not None):
+        # the receipts' SHA-256, and the log to rename: its bytes, read once
+        import hashlib
+
         name = "<stdin>" if path == "-" else path
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
         items = list(explain_blocks(read_bytes_blocks(data, name), profile, hand_id, name, notices))
         shown = explain_anonymized(data, name, profile, hand_id, items) if anonymize else items
+        receipted = with_receipts(items, shown, hashlib.sha256(data).hexdigest(), chosen_profile(profile_name),
+                                  option_pairs(options), anonymize)
     else:
         items = shown = list(explain_file(path, profile, hand_id, notices))
     if fmt == "html":
-        chunks: list[str] = [render_html(shown, lang, source=Path(path).name if path != "-" else "-")]
-    elif fmt == "json" and data is not None:
-        import hashlib
-
-        sha = hashlib.sha256(data).hexdigest()
-        chunks = [json_line(obj) + "\n" for obj in with_receipts(items, shown, sha, chosen_profile(profile_name),
-                                                                 option_pairs(options), anonymize)]
+        receipt = receipted[0]["receipt"] if hand_id is not None and receipted else None  # a page of one hand
+        chunks: list[str] = [render_html(shown, lang, source=Path(path).name if path != "-" else "-",
+                                         receipt=receipt if isinstance(receipt, dict) else None)]
+    elif fmt == "json":
+        chunks = [json_line(obj) + "\n" for obj in receipted]
     else:
         chunks = ["\n".join(render_text(shown, lang))]
     if anonymize:
