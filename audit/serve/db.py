@@ -509,7 +509,10 @@ def upgrade_service(store: Store) -> int:
     if found is None or not any(name in found[0] or name in found[1] for name in SERVICE_COLUMNS):
         return 0
     check_service_tables(store)
-    return migrate_uploads(store.con)
+    moved = migrate_uploads(store.con)
+    with transaction(store.con):
+        adopt_uploads(store.con)  # uploads an audit without chains stored
+    return moved
 
 
 def report_files() -> dict[str, Report]:
