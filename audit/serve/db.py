@@ -647,7 +647,8 @@ def audit_upload(data: bytes, name: str, profile: str, key: str) -> FileRows:
 
 def write_upload(cur: duckdb.DuckDBPyConnection, job: UploadWrite) -> Outcome:
     """Store one upload in one transaction (the writer thread runs this): the log's rows, under the upload's own
-    key, the club's ``uploads`` row and the bytes in ``upload_parts``. A club that has the bytes already gets ``duplicate``.
+    key, the club's ``uploads`` row, the bytes in ``upload_parts`` and the upload's link in the club's chain
+    (``audit.trust.chain``). A club that has the bytes already gets ``duplicate``.
 
     The rows go in without a look-up first (the writer is the service's bottleneck): the plan found the club has
     no such upload, and if the club's same bytes went in since, their keys refuse the insert and the upload is
