@@ -7,7 +7,8 @@ share of an upload's time, side by side in one run.
 1. ``audit ingest`` (its default workers) stores the corpus of ``bench/ingest.py`` (simulated home-open sessions in
    files of ``--hands-per-file`` hands) into a fresh database, then ``audit verify`` walks its chain and audits
    every file again from where it was ingested; both are timed, wall clock, each in its own process.
-2. ``--uploads`` simulated sessions are stored as the service's writer stores them (``write_upload``, audited
+2. ``--uploads`` simulated sessions are uploaded to the service's application (in process, through its ASGI
+   interface) with and without links, one after another; and stored as the service's writer stores them (``write_upload``, audited
    first as the service does), into a fresh service database twice: as they are (each upload's link appended in
    its transaction) and with the link left out; the time of each upload (audit + write) is summed, and the
    link's own time is measured inside the run with links. The two alternate for ``--rounds`` rounds (after one
@@ -77,6 +78,40 @@ def uploads(logs: list[bytes], db: Path, link: bool) -> tuple[float, float]:
     return total, spent[0]
 
 
+def served(logs: list[bytes], db: Path, link: bool) -> tuple[float, float]:
+    """Upload ``logs`` one after another to the service's application (in this process, through its ASGI
+    interface: the request, the plan, the audit, the writer, the answer): (seconds in all, seconds of the links)."""
+    import audit.serve.db as service_db
+    from fastapi.testclient import TestClient
+
+    from audit.serve.app import create_app
+    from audit.serve.service import Settings
+
+    real = service_db.append_link
+    spent = [0.0]
+
+    def measured(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return real(*args, **kwargs) if link else None
+        finally:
+            spent[0] += time.perf_counter() - start
+
+    service_db.append_link = measured  # type: ignore[assignment]
+    try:
+        with TestClient(create_app(Settings(db=str(db))), base_url="http://127.0.0.1:8000",
+                        client=("127.0.0.1", 50123)) as client:
+            start = time.perf_counter()
+            for i, data in enumerate(logs):
+                answer = client.post(f"/api/v1/uploads?name=log-{i}.txt", content=data,
+                                     headers={"Content-Type": "text/plain"})
+                if answer.status_code != 200:
+                    raise SystemExit(f"upload {i}: {answer.status_code} {answer.text[:200]}")
+            return time.perf_counter() - start, spent[0]
+    finally:
+        service_db.append_link = real
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hands", type=int, default=100_000, help="hands ingested, then verified (100,000)")
@@ -115,6 +150,19 @@ def main() -> None:
         print(f"{len(logs)} uploads of {size / 1024:.1f} KB on average (audited, then written by the writer), "
               f"best of {args.rounds} rounds")
         each = 1000 / len(logs)
+        served(logs[:20], tmp / "served-warm.duckdb", link=True)
+        plain = linked = float("inf")
+        linked_links = 0.0
+        for i in range(args.rounds):
+            plain = min(plain, served(logs, tmp / f"served-without-{i}.duckdb", link=False)[0])
+            total, spent = served(logs, tmp / f"served-with-{i}.duckdb", link=True)
+            if total < linked:
+                linked, linked_links = total, spent
+        print(f"  through the service (POST /api/v1/uploads, one after another), best of {args.rounds} rounds:")
+        print(f"    without links {plain * each:6.1f} ms an upload")
+        print(f"    with links    {linked * each:6.1f} ms an upload ({(linked / plain - 1) * 100:+.1f} % side by side; "
+              f"the links {linked_links * each:.1f} ms an upload, {linked_links / linked * 100:.1f} % of its time)")
+        print("  in the writer alone (audit + write_upload):")
         print(f"  without links {without:8.2f} s   ({without * each:.1f} ms an upload)")
         print(f"  with links    {with_links:8.2f} s   ({with_links * each:.1f} ms an upload, "
               f"{(with_links / without - 1) * 100:+.1f} % side by side; the links themselves {linking * each:.1f} ms "
