@@ -47,8 +47,7 @@ def on_action(st: HandState, a: Action) -> None:
         return
     legal: BetLegal | None = None
     if st.steps is not None:
-        cap = st.profile.raise_cap if rnd.fixed else None  # past a fixed-limit cap nobody may raise
-        capped = cap is not None and rnd.raises >= cap and not cap_lifted_heads_up(st, rnd)
+        capped = raise_capped(st, rnd)  # past a fixed-limit cap nobody may raise
         legal = BetLegal(rnd.to_call(p), rnd.min_raise_to(), max_raise_to(st, p), rnd.may_raise(p) and not capped,
                          st.stack.get(p, 0), capped)
     not_allowed = action_not_allowed(st, a, rnd)
@@ -241,7 +240,7 @@ def check_size(st: HandState, a: Action, rnd: BettingRound, increment: int, all_
         if cap is not None and raise_capped(st, rnd):
             kept = not prof.raise_cap_heads_up and count_able(st) <= 2
             out = gather(out, finding(st, Rule.RAISE_CAP, a.line, "kept" if kept else "cap",
-                               (("player", p), ("cap", cap), ("n", rnd.capped_with)),
+                               (("player", p), ("cap", cap), ("n", rnd.began_with)),
                                player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1))
     return out
 
@@ -255,10 +254,10 @@ def raise_capped(st: HandState, rnd: BettingRound) -> bool:
 
 
 def cap_lifted_heads_up(st: HandState, rnd: BettingRound) -> bool:
-    """``raise-cap = 4-not-heads-up`` (site), as Robert's Rules say: raising is unlimited when the action is
-    heads-up (two players able to bet: an all-in player bets no more) before the cap is reached; a cap
-    reached with three or more stays in force after folds leave two."""
-    return not st.profile.raise_cap_heads_up and rnd.capped_with <= 2 and count_able(st) <= 2
+    """``raise-cap = 4-not-heads-up`` (site): raising is unlimited in a round that began heads-up (two players
+    able to bet: an all-in player bets no more); a round that began with three or more stays capped after folds
+    leave two (RULES.md, "Site logs", after Robert's Rules)."""
+    return not st.profile.raise_cap_heads_up and rnd.began_with <= 2
 
 
 # ------------------------------------------------------------------ what happened
@@ -325,8 +324,6 @@ def after_raise(st: HandState, p: str, rnd: BettingRound, full: bool) -> None:
     rnd.last_aggressor = p
     if full:
         rnd.raises += 1
-        if rnd.raises == st.profile.raise_cap and not rnd.capped_with:
-            rnd.capped_with = count_able(st)
     rnd.any_bet = True
     pending: set[str] = set()
     folded = st.folded

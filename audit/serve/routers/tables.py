@@ -1,7 +1,7 @@
 """``/api/v1/tables``: the live table (INTERFACE.md, "The live table"), scoped to the club like every route.
 
 A table is its opening request and its entries (``audit.live``); both live in two tables of the service's
-database (``live_tables``, ``live_entries``, created here where missing: additions to the DuckDB surface), each
+database (``live_tables``, ``live_entries``, defined in ``audit.serve.schema``: additions to the DuckDB surface), each
 entry written by the service's one writer before it is answered, so a restart loses none: the table is rebuilt
 by replaying them. Every change bumps the table's ``version``; an entry made on another version is refused with
 409 (two phones cannot interleave). A hand played out is stored as the club's upload (``Service.upload``): its
@@ -30,6 +30,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from audit.live import EntryError, Table, TableConfig, TableError, UnreadableLine
 from audit.serve.db import transaction
+from audit.serve.schema import LIVE_TABLES, create_tables
 from audit.serve.deps import api_club, get_service, page_club
 from audit.serve.guard import size_words
 from audit.serve.models import Problem, errors
@@ -46,13 +47,6 @@ T = TypeVar("T")
 router = APIRouter()
 API = "/api/v1/tables"
 
-LIVE_TABLES = (
-    "CREATE TABLE IF NOT EXISTS live_tables (club VARCHAR NOT NULL, table_id VARCHAR NOT NULL, "
-    "config VARCHAR NOT NULL, version INTEGER NOT NULL, closed BOOLEAN NOT NULL, opened_at TIMESTAMP NOT NULL, "
-    "PRIMARY KEY (club, table_id))",
-    "CREATE TABLE IF NOT EXISTS live_entries (club VARCHAR NOT NULL, table_id VARCHAR NOT NULL, "
-    "seq INTEGER NOT NULL, entry VARCHAR NOT NULL, PRIMARY KEY (club, table_id, seq))",
-)
 MAX_TABLES_LISTED = 200
 MAX_BODY = 64 * 1024
 """The largest JSON body a table's route reads (a table is under 2 KB, an entry under 200 bytes): 413 above."""
@@ -195,8 +189,7 @@ class Tables:
 
 def _create_tables(cur: duckdb.DuckDBPyConnection) -> None:
     with transaction(cur):
-        for ddl in LIVE_TABLES:
-            cur.execute(ddl)
+        create_tables(cur, LIVE_TABLES)
 
 
 def _read_table(service: Service, club: str, table_id: str) -> tuple[dict[str, Any], int, bool,
