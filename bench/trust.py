@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +45,11 @@ def timed(*args: str) -> float:
     return seconds
 
 
-def uploads(logs: list[bytes], db: Path, link: bool) -> tuple[float, float]:
-    """Store ``logs`` as the service's writer does: (seconds of every upload, seconds of its links)."""
+@contextmanager
+def links_timed(link: bool) -> Iterator[list[float]]:
+    """While it runs, the service's links are appended (``link``) or left out, and their seconds summed in the
+    list it gives."""
     import audit.serve.db as service_db
-    from audit.serve.db import ServiceDB, UploadWrite, audit_upload, upload_key, write_upload
 
     real = service_db.append_link
     spent = [0.0]
@@ -59,57 +62,52 @@ def uploads(logs: list[bytes], db: Path, link: bool) -> tuple[float, float]:
             spent[0] += time.perf_counter() - start
 
     service_db.append_link = measured  # type: ignore[assignment]
-    db_ = ServiceDB(str(db))
-    cur = db_.new_cursor()
-    total = 0.0
     try:
-        import hashlib
-
-        for i, data in enumerate(logs):
-            start = time.perf_counter()
-            sha = hashlib.sha256(data).hexdigest()
-            key = upload_key("north", sha)
-            rows = audit_upload(data, f"log-{i}.txt", "home-open", key)
-            write_upload(cur, UploadWrite("north", f"log-{i}.txt", sha, data, "home-open", key, rows))
-            total += time.perf_counter() - start
+        yield spent
     finally:
         service_db.append_link = real
-        db_.close()
+
+
+def uploads(logs: list[bytes], db: Path, link: bool) -> tuple[float, float]:
+    """Store ``logs`` as the service's writer does: (seconds of every upload, seconds of its links)."""
+    import hashlib
+
+    from audit.serve.db import ServiceDB, UploadWrite, audit_upload, upload_key, write_upload
+
+    total = 0.0
+    with links_timed(link) as spent:
+        service = ServiceDB(str(db))
+        cur = service.new_cursor()
+        try:
+            for i, data in enumerate(logs):
+                start = time.perf_counter()
+                sha = hashlib.sha256(data).hexdigest()
+                key = upload_key("north", sha)
+                rows = audit_upload(data, f"log-{i}.txt", "home-open", key)
+                write_upload(cur, UploadWrite("north", f"log-{i}.txt", sha, data, "home-open", key, rows))
+                total += time.perf_counter() - start
+        finally:
+            service.close()
     return total, spent[0]
 
 
 def served(logs: list[bytes], db: Path, link: bool) -> tuple[float, float]:
     """Upload ``logs`` one after another to the service's application (in this process, through its ASGI
     interface: the request, the plan, the audit, the writer, the answer): (seconds in all, seconds of the links)."""
-    import audit.serve.db as service_db
     from fastapi.testclient import TestClient
 
     from audit.serve.app import create_app
     from audit.serve.service import Settings
 
-    real = service_db.append_link
-    spent = [0.0]
-
-    def measured(*args: Any, **kwargs: Any) -> Any:
+    with links_timed(link) as spent, TestClient(create_app(Settings(db=str(db))), base_url="http://127.0.0.1:8000",
+                                                client=("127.0.0.1", 50123)) as client:
         start = time.perf_counter()
-        try:
-            return real(*args, **kwargs) if link else None
-        finally:
-            spent[0] += time.perf_counter() - start
-
-    service_db.append_link = measured  # type: ignore[assignment]
-    try:
-        with TestClient(create_app(Settings(db=str(db))), base_url="http://127.0.0.1:8000",
-                        client=("127.0.0.1", 50123)) as client:
-            start = time.perf_counter()
-            for i, data in enumerate(logs):
-                answer = client.post(f"/api/v1/uploads?name=log-{i}.txt", content=data,
-                                     headers={"Content-Type": "text/plain"})
-                if answer.status_code != 200:
-                    raise SystemExit(f"upload {i}: {answer.status_code} {answer.text[:200]}")
-            return time.perf_counter() - start, spent[0]
-    finally:
-        service_db.append_link = real
+        for i, data in enumerate(logs):
+            answer = client.post(f"/api/v1/uploads?name=log-{i}.txt", content=data,
+                                 headers={"Content-Type": "text/plain"})
+            if answer.status_code != 200:
+                raise SystemExit(f"upload {i}: {answer.status_code} {answer.text[:200]}")
+        return time.perf_counter() - start, spent[0]
 
 
 def main() -> None:
