@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import runpy
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -30,7 +31,6 @@ def _native() -> dict[str, Any]:
 def build(build_lib: str | None = None) -> list[str]:
     """Compile; in place when ``build_lib`` is None. Returns the built files (paths relative to the output)."""
     from mypyc.build import mypycify
-    from setuptools import Distribution
 
     native = _native()
     stamp_text = native["stamp_text"](ROOT / "audit")  # before compiling: a source edited meanwhile is stale
@@ -40,24 +40,46 @@ def build(build_lib: str | None = None) -> list[str]:
     try:
         extensions = mypycify(sources, opt_level="3", group_name="audit.native", target_dir="build/mypyc",
                               verbose=False)
-        dist = Distribution({"name": "audit", "ext_modules": extensions})
-        cmd: Any = dist.get_command_obj("build_ext")
-        cmd.inplace = build_lib is None
-        if build_lib is not None:
-            cmd.build_lib = build_lib
-        cmd.build_temp = "build/native-temp"
-        cmd.parallel = os.cpu_count() or 1
-        cmd.ensure_finalized()
-        cmd.run()
+        outputs = compile_extensions(extensions, ROOT, build_lib)
         if build_lib is None:
             remove_strays(set(native["COMPILED"]))
         out = ROOT if build_lib is None else Path(build_lib)
-        built = [str(Path(p).resolve().relative_to(out.resolve())) for p in cmd.get_outputs()]
+        built = [str(p.resolve().relative_to(out.resolve())) for p in outputs]
         stamp = out / "audit" / native["STAMP"]
         stamp.write_text(stamp_text, encoding="utf-8")
         return built + [str(stamp.relative_to(out))]
     finally:
         os.chdir(cwd)
+
+
+def compile_extensions(extensions: list[Any], root: Path, build_lib: str | None = None) -> list[Path]:
+    """Compile mypyc's C (``extensions``, made under ``root``) into extension modules in ``build_lib``, or, without
+    one, beside their sources under ``root``; returns them. Always through a build folder, never setuptools' in-place
+    ``build_ext``: that one asks setuptools' install command where the sources are, and the command prints its
+    "setup.py install is deprecated" block on every in-place build. A module that did not change is not copied."""
+    from setuptools import Distribution
+
+    lib = Path(build_lib) if build_lib is not None else root / "build" / "native-lib"
+    dist = Distribution({"name": "audit", "ext_modules": extensions})
+    cmd: Any = dist.get_command_obj("build_ext")
+    cmd.inplace = False
+    cmd.build_lib = str(lib)
+    cmd.build_temp = str(root / "build" / "native-temp")
+    cmd.parallel = os.cpu_count() or 1
+    cmd.ensure_finalized()
+    cmd.run()
+    outputs = [Path(p) for p in cmd.get_outputs()]
+    if build_lib is not None:
+        return outputs
+    placed = []
+    for built in outputs:
+        beside = root / built.resolve().relative_to(lib.resolve())
+        if not beside.exists() or beside.read_bytes() != built.read_bytes():
+            temp = beside.with_name(f".{beside.name}.{os.getpid()}.tmp")
+            shutil.copy2(built, temp)
+            os.replace(temp, beside)  # a program running the old module keeps it: the file is replaced, not changed
+        placed.append(beside)
+    return placed
 
 
 def remove_strays(compiled: set[str]) -> list[Path]:
@@ -73,6 +95,12 @@ def remove_strays(compiled: set[str]) -> list[Path]:
         path.unlink()
         removed.append(path)
     return removed
+
+
+def compiling_line() -> str:
+    """What the build says as it starts its long step."""
+    return (f"audit: compiling {len(_native()['COMPILED'])} modules to C with mypyc, once, for a few minutes "
+            "(AUDIT_PURE_PYTHON=1 builds plain Python at once, half as fast)")
 
 
 try:
@@ -101,6 +129,9 @@ class NativeBuildHook(BuildHookInterface):  # type: ignore[misc,valid-type]
         if self.target_name != "wheel" or version == "editable" or os.environ.get("AUDIT_PURE_PYTHON"):
             return
         out = tempfile.mkdtemp(prefix="audit-native-")
+        # the one long step of an install (pip shows it with -v, under "Preparing metadata": hatchling leaves that
+        # hook out under pip, which builds the wheel there and installs that one; build, uv and hatch show it)
+        self.app.display_info(compiling_line())
         built = try_build(out, self.app.display_warning)
         if built is None:
             return
@@ -111,6 +142,7 @@ class NativeBuildHook(BuildHookInterface):  # type: ignore[misc,valid-type]
 
 
 if __name__ == "__main__":
+    print(compiling_line(), file=sys.stderr, flush=True)
     files = build()
     print(f"compiled {len(files) - 1} extension modules in place ({', '.join(_native()['COMPILED'])})",
           file=sys.stderr)

@@ -6,11 +6,12 @@ import re
 from collections.abc import Callable, Iterator
 from typing import IO
 
+from audit.errors import NotAHandHistory
 from audit.findings import Finding
 from audit.parallel import CHUNK_BYTES, Checked, CheckedFiles
 from audit.profile import Profile
 from audit.read import expand_paths
-from audit.rules import SEVERITY_RANK
+from audit.rules import NOT_CHECKED, SEVERITY_RANK
 from audit.textout import json_line, printable
 from audit.words import finding_message, has, rule_what, say
 
@@ -35,7 +36,8 @@ class CheckSummary:
         self.current = ""  # the file being read
 
     def add(self, f: Finding) -> None:
-        self.worst = max(self.worst, SEVERITY_RANK[f.severity])
+        if f.rule not in NOT_CHECKED:
+            self.worst = max(self.worst, SEVERITY_RANK[f.severity])
         self.counts[f.severity] += 1
         rule = self.by_rule.setdefault(f.rule, {})
         rule[f.severity] = rule.get(f.severity, 0) + 1
@@ -77,9 +79,27 @@ def check_paths(paths: list[str], profile: Profile, fmt: str, out: IO[str], lang
 
 def _check_file(file: str, blocks: Iterator[Checked], tally: CheckSummary, text: bool, lang: str, out: IO[str],
                 err: IO[str] | None, notices: list[str], progress: Progress | None) -> None:
-    """Print one file's findings (``blocks``: its hands counted and their findings, in order)."""
-    group: tuple[str, str] | None = None
+    """Print one file's findings (``blocks``: its hands counted and their findings, in order); a file that is
+    no hand history is one line among the notes."""
     repeats: dict[str, list[int]] = {}  # the reason of an unreadable block -> lines of its repeats
+    try:
+        _print_blocks(blocks, tally, text, lang, out, err, notices, progress, repeats)
+    except NotAHandHistory as exc:  # (raised before any of its blocks is given: nothing of it was printed)
+        notices.append(str(exc))
+    if notices:
+        _say(notices, err)
+    if text:
+        _repeated(file, repeats, lang, out)
+    tally.files_done += 1
+    tally.current = ""
+    if progress is not None:
+        progress(tally)
+
+
+def _print_blocks(blocks: Iterator[Checked], tally: CheckSummary, text: bool, lang: str, out: IO[str],
+                  err: IO[str] | None, notices: list[str], progress: Progress | None,
+                  repeats: dict[str, list[int]]) -> None:
+    group: tuple[str, str] | None = None
     since = 0
     for counted, findings in blocks:
         if notices:
@@ -107,14 +127,6 @@ def _check_file(file: str, blocks: Iterator[Checked], tally: CheckSummary, text:
                 group = at
                 out.write("\n" + printable(at[1]) + "\n")
             out.write(_text_line(f, lang) + "\n")
-    if notices:
-        _say(notices, err)
-    if text:
-        _repeated(file, repeats, lang, out)
-    tally.files_done += 1
-    tally.current = ""
-    if progress is not None:
-        progress(tally)
 
 
 def closing_text(tally: CheckSummary, lang: str = "en") -> str:

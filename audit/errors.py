@@ -15,3 +15,8 @@ class ProfileError(AuditError):
 
 class Interrupted(Exception):
     """The user stopped the command (Ctrl-C); the message says what was kept. Exit status 130."""
+
+
+class NotAHandHistory(InputError):
+    """A file none of whose lines opens a hand (a README a shell glob gave): said in one line and left out,
+    as no log of the user's."""

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from audit.errors import ProfileError
+from audit.dialects.unread import unread_site
+from audit.errors import NotAHandHistory, ProfileError
 from audit.findings import Finding, parse_finding, said_finding
 from audit.model import (Block, CardsLine, Hand, NothingHere, OptionLine, ParseFailure, Preamble, ProfileLine,
                          SessionEnd, SessionLine)
@@ -22,6 +23,9 @@ from audit.engine.session import SessionTracker
 UNSUPPORTED_GAMES_OK = ("5 Card Draw",)
 # A crafted hand (hundreds of tied seats) could otherwise turn 40 KB of log into megabytes of findings.
 MAX_FINDINGS_PER_RULE = 20
+# Blocks that open nothing known, held until a block of the file does (a file that ends first is no log): more
+# than this and the file is read as a log whose blocks are unreadable, so that memory does not grow with it.
+MAX_UNKNOWN_HELD = 64
 # FORMAT.md: "one line per occupied seat, seats 1–10".
 MAX_SEAT_NUMBER = 10
 # a dialect's name → the profile its hands are audited under (``default_profile``), as asked so far
@@ -85,13 +89,39 @@ def audit_bytes(data: bytes, profile: Profile | None = None, steps: bool = False
 
 def audit_blocks(blocks: Iterator[RawBlock], profile: Profile | None = None,
                  steps: bool = False, notices: list[str] | None = None) -> Iterator[Audited]:
-    """Audit blocks already cut from a file."""
+    """Audit blocks already cut from a file.
+
+    A file that opens as the hand history of a site audit does not read is one ``UNSUPPORTED_SITE`` finding, its
+    blocks unread. Blocks that open nothing known wait for the file's first block that does (at most
+    ``MAX_UNKNOWN_HELD`` of them): a file that ends before one is ``NotAHandHistory``, not a string of
+    unreadable hands."""
     default = profile or load_profile("home-open")
     ctx = FileContext(default, default, None, notices)
+    held: list[RawBlock] | None = []  # ``None`` once the file has shown a block that reads as something known
     for block in blocks:
-        audited = audit_parsed(parse_block(block), block, ctx, steps)
-        if audited is not None:
-            yield audited
+        if held is not None:
+            if not held:
+                site = unread_site(block.lines)
+                if site is not None:
+                    yield Audited([said_finding(Rule.UNSUPPORTED_SITE, "finding.UNSUPPORTED_SITE.site",
+                                                (("site_name", site),), block.file, None, block.first_line,
+                                                actual=site)])
+                    return
+            if block.kind == "unknown" and len(held) < MAX_UNKNOWN_HELD:
+                held.append(block)
+                continue
+            for unknown in held:
+                yield from _audited(unknown, ctx, steps)
+            held = None
+        yield from _audited(block, ctx, steps)
+    if held:
+        raise NotAHandHistory(f"{held[0].file}: not a hand history (no line of it opens a hand); left out")
+
+
+def _audited(block: RawBlock, ctx: FileContext, steps: bool) -> Iterator[Audited]:
+    audited = audit_parsed(parse_block(block), block, ctx, steps)
+    if audited is not None:
+        yield audited
 
 
 def audit_parsed(parsed: Block, block: RawBlock | None, ctx: FileContext, steps: bool = False) -> Audited | None:

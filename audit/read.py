@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Final, NoReturn, cast
 
-from audit.dialects.registry import DIALECTS, file_patterns, hand_openers
+from audit.dialects.registry import DIALECTS, file_patterns, following_openers, hand_openers
 from audit.errors import InputError
 
 # A line longer than this is not a hand-history line: the file is rejected with a clear message rather than
@@ -66,7 +66,9 @@ class RawBlock:
 
 
 # (prefix, dialect) for every first line that opens a hand, and the first characters of those lines
-_HAND_OPENERS: Final = hand_openers()
+_HAND_OPENERS: Final = hand_openers() + following_openers()
+# a dialect whose later blocks need its file's header → the first lines of its header blocks
+_HEADERS: Final = {d.name: d.openers for d in DIALECTS if d.follows}
 _HAND_PREFIXES: Final = tuple([prefix for prefix, _ in _HAND_OPENERS])
 _SESSION_END: Final = "*** SESSION END ***"
 # a block of one of these dialects keeps, after its summary line, only the lines starting with the given words
@@ -135,6 +137,7 @@ def split_chunk_blocks(chunks: Iterable[Iterable[str]], file: str, first_line: i
     keeps: str | None = None
     kept: list[str] = []
     numbers: list[int] = []
+    headers: dict[str, tuple[str, int]] = {}  # a dialect's header line of this file, and its file line
     number = first_line - 1
     for chunk in chunks:
         for raw in chunk:
@@ -160,6 +163,13 @@ def split_chunk_blocks(chunks: Iterable[Iterable[str]], file: str, first_line: i
                 block = None
             if block is None:
                 block = RawBlock(file, block_kind(stripped))
+                if _HEADERS and block.kind in _HEADERS:
+                    if stripped.startswith(_HEADERS[block.kind]):
+                        headers[block.kind] = (stripped, number)
+                    elif block.kind in headers:  # a later block of the file: its header first, as at the top
+                        header, at = headers[block.kind]
+                        block.lines.append(header)
+                        block.numbers.append(at)
                 in_summary = False
                 keeps = _SUMMARY_KEEPS.get(block.kind)
                 kept = block.lines

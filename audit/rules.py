@@ -31,6 +31,9 @@ class Rule(str, Enum):
            "A line names a player without a seat.")
     UNSUPPORTED_GAME = ("UNSUPPORTED_GAME", "error",
            "A hand of a game the audit does not cover (2-7 lowball, badugi, hold'em …), named in the message.")
+    UNSUPPORTED_SITE = ("UNSUPPORTED_SITE", "error",
+           "A hand history of a site whose logs the audit does not read (iPoker, Winamax …), named in the "
+           "message; one per file, known by the file's first line.")
     SEAT_COUNT = ("SEAT_COUNT", "violation",
            "Players dealt in outside the profile's range.")
     BUTTON_MOVE = ("BUTTON_MOVE", "violation",
@@ -131,3 +134,6 @@ class Rule(str, Enum):
 
 
 SEVERITY_RANK = {"warning": 1, "violation": 2, "error": 3}
+NOT_CHECKED = frozenset({Rule.UNSUPPORTED_GAME.value, Rule.UNSUPPORTED_SITE.value})
+"""Findings that say a hand (or a file) was not checked, not that a rule was broken: said, counted, stored, but
+they do not make ``check`` fail (a folder that holds a Badugi game beside the draw hands is no failed audit)."""

@@ -6,9 +6,11 @@ or renames it (rotation) and begins another. Each look at a folder reads every f
 inside it) whose name a dialect takes (``*.txt``, ``*.xml``: ``audit.read.log_file_name``, as a folder argument)
 and cuts the text at the lines that open a hand. A hand is **complete** once another hand starts after it, or,
 for the last hand of a file, once the session ends after it (``*** SESSION END ***``) or the file ends with a
-blank line and has not changed for ``settle`` seconds (``--once``: a whole last line is enough); a hand still
-being written waits. Each complete hand is known by the SHA-256 of its text:
-one already sent is never sent again, from any file (a rewritten or renamed file adds only its new hands).
+whole line and has not changed for ``settle`` seconds (``--once``: a whole last line is enough at once); a hand
+still being written waits, and the file is named once in ``Follower.waits``. A client's last hand need not end
+with a blank line: PokerStars ends a file with the last line's CRLF, the house format may end without one. Each
+complete hand is known by the SHA-256 of its text: one already sent is never sent again, from any file (a
+rewritten or renamed file adds only its new hands).
 
 **What is sent.** Hands outside a session (a site's hand histories, FORMAT.md: each audited on its own) are sent
 as they complete, the new hands of a file together as one log (with the file's ``Profile:`` lines before them).
@@ -40,12 +42,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audit.dialects.registry import header_openers
 from audit.errors import AuditError
 from audit.read import block_kind, log_file_name
 
 STATE_VERSION = 1
 NOT_HANDS = ("preamble", "session_end", "unknown")
 RETRY_STATUSES = (429, 502, 503, 504)
+_HEADERS = header_openers()
 
 
 @dataclass
@@ -88,9 +92,11 @@ def decode(data: bytes) -> str | None:
 
 
 def cut_hands(text: str) -> tuple[str, list[str]]:
-    """The preamble (the lines before the first hand) and each hand's text, in file order."""
+    """The preamble (the lines before the first hand, a file header such as Merge's ``<description>`` among them)
+    and each hand's text, in file order."""
     lines = text.split("\n")
-    starts = [i for i, line in enumerate(lines) if line[:1] and block_kind(line) not in NOT_HANDS]
+    starts = [i for i, line in enumerate(lines)
+              if line[:1] and block_kind(line) not in NOT_HANDS and not line.startswith(_HEADERS)]
     if not starts:
         return text, []
     hands = ["\n".join(lines[a:b]).rstrip("\n") + "\n" for a, b in zip(starts, starts[1:] + [len(lines)])]
@@ -109,13 +115,11 @@ def cut_sessions(text: str) -> list[tuple[str, bool]]:
 
 
 def last_hand_done(text: str, last: str, final: bool, quiet: bool) -> bool:
-    """Whether the last hand of a file is whole: the session ended after it, or the file ends with a blank line
-    (a client writes one after each hand) and has been quiet for a while; with ``final``, any whole last line."""
+    """Whether the last hand of a file is whole: the session ended after it, or the file ends with a whole line
+    and has been quiet for the settle time (``quiet``); with ``final``, any whole last line."""
     if "\n*** SESSION END ***" in last:
         return True
-    if final:
-        return text.endswith("\n")
-    return text.endswith("\n\n") and quiet
+    return text.endswith("\n") and (final or quiet)
 
 
 class Follower:
@@ -133,6 +137,8 @@ class Follower:
         self.sent: set[str] = set()
         self.seen: dict[Path, Seen] = {}
         self.skipped: dict[Path, str] = {}
+        self.waits: list[Path] = []  # files whose last hand began to wait, since the caller last cleared it
+        self._named: set[Path] = set()  # the files named in ``waits`` in this run: each once, not once a hand
         if self.state_path.exists():
             try:
                 saved = json.loads(self.state_path.read_text(encoding="utf-8"))
@@ -176,6 +182,8 @@ class Follower:
             if not hands:
                 continue
             pending = last_part and not last_hand_done(text, hands[-1], final, quiet_for >= self.settle)
+            if last_part:
+                self._note_wait(path, hand_digest(hands[-1]) if pending else None)
             done = hands[:-1] if pending else hands
             new = [(h, d) for h in done if (d := hand_digest(h)) not in self.sent]
             if not new:
@@ -194,6 +202,13 @@ class Follower:
             elif self.previewed.get((path, i)) != len(done):
                 self.previewed[(path, i)] = len(done)
                 yield Batch(path, path.name, (head + "\n".join(done)).encode("utf-8"), [], send=False)
+
+    def _note_wait(self, path: Path, digest: str | None) -> None:
+        """Name ``path`` in ``waits`` the first time its last hand (``digest``: that hand's, ``None`` when it is
+        complete) waits and was not sent before."""
+        if digest is not None and digest not in self.sent and path not in self._named:
+            self._named.add(path)
+            self.waits.append(path)
 
     def mark_sent(self, batch: Batch) -> None:
         """Remember ``batch``'s hands (the state file is written at once, whole)."""

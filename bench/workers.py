@@ -117,9 +117,9 @@ def cpu():
     r = resource.getrusage(resource.RUSAGE_SELF); return r.ru_utime + r.ru_stime
 sys.argv = ["audit", "check", {path!r}, "--format", "json", "--jobs", "2"]
 os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-import audit.parallel as P
+import audit.workers as W
 marks = {{}}
-fork = P.fork_workers
+fork = W.fork_workers
 def forked(*a):
     marks["fork"] = time.perf_counter() - t0; marks["cpu"] = cpu()
     procs, conns = fork(*a)
@@ -130,7 +130,7 @@ def forked(*a):
             send(task)
         conn.send = first
     return procs, conns
-P.fork_workers = forked
+W.fork_workers = forked
 from audit.cli.main import main
 try:
     main(standalone_mode=False)

@@ -8,6 +8,11 @@ AUDIT=${AUDIT:-.venv/bin/audit}
 DB=${DB:-serve-out/club.duckdb}
 HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-8000}
+# A port another program listens on is said in the words of `make serve` (audit serve itself says --port).
+if (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null; then
+  echo "audit: $HOST:$PORT is in use by another program: stop it, or choose another port: make serve PORT=$((PORT + 1))" >&2
+  exit 2
+fi
 if [ ! -e "$DB" ]; then
   mkdir -p "$(dirname "$DB")"
   echo "audit: a new database $DB, with the demo logs (fixtures/demo)" >&2

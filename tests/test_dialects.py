@@ -331,7 +331,7 @@ def test_the_site_parsers_hold_no_state_between_hands() -> None:
 
 # ---- which line an error names: a broken amount in a file's third hand ---------------------------------------
 
-_AMOUNT_IN_BET: Final = re.compile(r'(?:\bbets |TYPE="ACTION_BET"[^\n]* VALUE=")(?P<sign>[$€£]?)(?P<amount>[\d.,]+)')
+_AMOUNT_IN_BET: Final = re.compile(r'(?:\bbets |TYPE="ACTION_BET"[^\n]* VALUE="|type="BET"[^\n]* amount=")(?P<sign>[$€£]?)(?P<amount>[\d.,]+)')
 
 
 def _hand_with_a_bet(name: str) -> str:

@@ -175,6 +175,21 @@ def test_serve_on_a_taken_port_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert not (tmp_path / "club.duckdb").exists()  # refused before the database was opened
 
 
+def test_make_serve_on_a_taken_port_names_PORT(tmp_path: Path) -> None:
+    """`make serve` is started with make's words, so a busy port is said in them: PORT=, not --port."""
+    db = tmp_path / "serve-out" / "club.duckdb"
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        run = subprocess.run(["bash", str(ROOT / "scripts" / "serve.sh")], env=script_env(DB=str(db), PORT=str(port)),
+                             capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.splitlines() == [f"audit: 127.0.0.1:{port} is in use by another program: stop it, or choose "
+                                       f"another port: make serve PORT={port + 1}"]
+    assert not db.parent.exists()  # said before the demo database was made
+
+
 def test_a_port_taken_after_the_check_is_the_same_line(caplog: pytest.LogCaptureFixture) -> None:
     """uvicorn's own failure to bind (it logs the error and exits 3) becomes the one line and exit 2."""
     from audit.cli.serve import run_listening

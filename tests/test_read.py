@@ -9,11 +9,13 @@ import itertools
 import pytest
 
 from audit import read as read_module
+from audit.dialects import registry
 from audit.errors import InputError
 from audit.read import RawBlock, _starts_block, iter_lines
 
-_HAND_PREFIXES = ("Hand #", "PokerStars ", "Full Tilt Poker ", "FullTiltPoker ", "***** History for hand ",
-                  "<HISTORY ", "<?xml ", "<ROOT>")
+# every dialect's first lines, then the first lines of the blocks that follow a file's header (Merge's <game>)
+_HAND_PREFIXES = tuple(p for d in registry.DIALECTS for p in d.openers) + tuple(
+    p for d in registry.DIALECTS for p in d.follows)
 
 
 def _starts_block_plainly(line: str, current: str) -> bool:
@@ -25,6 +27,8 @@ def _starts_block_plainly(line: str, current: str) -> bool:
 
 def test_the_hand_openers_are_the_registrys() -> None:
     assert tuple(prefix for prefix, _ in read_module._HAND_OPENERS) == _HAND_PREFIXES
+    assert _HAND_PREFIXES[:8] == ("Hand #", "PokerStars ", "Full Tilt Poker ", "FullTiltPoker ",
+                                  "***** History for hand ", "<HISTORY ", "<?xml ", "<ROOT>")
 
 
 def test_block_openers_by_first_character_are_the_prefixes() -> None:

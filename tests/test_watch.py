@@ -20,7 +20,7 @@ import duckdb
 import pytest
 
 from audit.watch import cut_hands
-from conftest import AUDIT, FIXTURES
+from conftest import AUDIT, FIXTURES, SHARED, needs_shared
 from servehelp import LiveServer
 
 SITE = FIXTURES / "demo"  # the demo logs are house sessions; site-like loose hands are made below
@@ -83,7 +83,7 @@ def test_watch_sends_each_complete_hand_once_as_a_client_writes_them(club: tuple
     _, other = simulated(42)
     loose = other[:-1]  # hands outside any session: each audited on its own, sent as they finish
     watch = start_watch([str(folder), "--to", server.origin, "--token", token, "--state", str(state),
-                         "--settle", "0.3"], log)
+                         "--settle", "3"], log)
     try:
         wait_for(lambda: "following" in log.read_text())
         table = folder / "table-1.txt"
@@ -94,13 +94,11 @@ def test_watch_sends_each_complete_hand_once_as_a_client_writes_them(club: tuple
                 f.flush()
                 time.sleep(0.25)
         cash = folder / "cash.txt"
-        with open(cash, "w", encoding="utf-8") as f:  # loose hands; the last one half written
+        with open(cash, "w", encoding="utf-8") as f:  # loose hands, the last sent once the file settles
             for hand in loose[:3]:
                 f.write(hand + "\n\n")
                 f.flush()
                 time.sleep(0.25)
-            half = loose[3].split("\n")
-            f.write("\n".join(half[:len(half) // 2]) + "\n")
         reopen = (SITE / "reopen-dispute.txt").read_text(encoding="utf-8")
         (folder / "dispute.txt").write_text(reopen + "\n", encoding="utf-8")  # a whole hand at once, a finding
 
@@ -110,7 +108,7 @@ def test_watch_sends_each_complete_hand_once_as_a_client_writes_them(club: tuple
         def why() -> str:
             return f"{new()}\n{log.read_text()}"
         wait_for(lambda: sum(u["hands"] for u in new()) >= len(session) + 3 + 1, why)
-        time.sleep(1.0)  # the half-written hand must still wait
+        time.sleep(1.0)
         got = [u for u in uploads(server, token) if u["sha256"] not in before]
         assert sum(u["hands"] for u in got) == len(session) + 3 + 1, got
         assert {u["name"] for u in got} == {"table-1.txt", "cash.txt", "dispute.txt"}
@@ -124,11 +122,16 @@ def test_watch_sends_each_complete_hand_once_as_a_client_writes_them(club: tuple
                  >= len(session) + 5)
         time.sleep(1.0)
         got = [u for u in uploads(server, token) if u["sha256"] not in before]
-        assert sum(u["hands"] for u in got) == len(session) + 5, got  # nothing twice; the half hand still waits
+        assert sum(u["hands"] for u in got) == len(session) + 5, got  # nothing twice
+        half = loose[3].split("\n")  # a hand half written: it waits while the file is younger than the settle time
+        with open(folder / "cash-1.txt", "a", encoding="utf-8") as f:
+            f.write("\n".join(half[:len(half) // 2]) + "\n")
+        wait_for(lambda: f"waiting: {folder / 'cash-1.txt'} — its last hand" in log.read_text(), log.read_text)
     finally:
         status, out = stop(watch)
     assert status == 130, log.read_text()
-    assert "watch stopped" in log.read_text() and "Traceback" not in log.read_text()
+    assert "watch stopped: " in log.read_text() and "Traceback" not in log.read_text()
+    assert sum(u["hands"] for u in uploads(server, token) if u["sha256"] not in before) == len(session) + 5
     assert out.splitlines() == [f"{folder / 'dispute.txt'}: hand E1b: RAISE_NOT_REOPENED (violation)"]
     # A restart (polling this time) sends only what finished meanwhile: the half-written hand, completed.
     with open(folder / "cash-1.txt", "a", encoding="utf-8") as f:
@@ -161,7 +164,8 @@ def test_watch_once_into_a_database_keeps_its_state_beside_it(tmp_path: Path) ->
         assert con.execute("SELECT path FROM files").fetchall() == [(str(folder / "a.txt"),)]
     again = subprocess.run([AUDIT, "watch", str(folder), "--db", str(db), "--once"], capture_output=True,
                            text=True, timeout=120)
-    assert again.returncode == 0 and again.stdout == "" and "0 hands sent" in again.stderr, again.stderr
+    assert again.returncode == 0 and again.stdout == "", again.stderr
+    assert again.stderr.splitlines() == [f"audit watch: 0 hands sent to {db}"]  # --once follows nothing
     ingest = subprocess.run([AUDIT, "ingest", str(folder), "--db", str(db)], capture_output=True, text=True)
     assert "1 already in the database" in ingest.stdout, ingest.stdout  # the whole session, byte for byte
     both = subprocess.run([AUDIT, "watch", str(folder), "--db", str(db), "--to", "http://127.0.0.1:1"],
@@ -181,11 +185,17 @@ def test_upload_stores_says_duplicate_and_unreadable(club: tuple[LiveServer, str
                          text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert [line.split(": ")[1].split(" ")[0] for line in run.stdout.splitlines()] == ["stored", "stored"]
-    again = subprocess.run([AUDIT, "upload", files[0], str(bad), "--to", server.origin],
+    assert f"{files[1]}: stored (1 hand, 0 violations, 0 warnings)" in run.stdout.splitlines(), run.stdout
+    assert "audit upload: 2 files: 2 stored, 0 already there, 0 unreadable" in run.stderr
+    winamax = FIXTURES / "unread" / "hit-winamax.txt"  # a site audit does not read: refused
+    again = subprocess.run([AUDIT, "upload", files[0], str(bad), str(winamax), "--to", server.origin],
                            capture_output=True, text=True, timeout=120, env={**os.environ, "AUDIT_TOKEN": token})
     assert again.returncode == 1, again.stderr
+    assert again.stdout.splitlines() == [again.stdout.splitlines()[0]]
     assert again.stdout.splitlines()[0].startswith(f"{files[0]}: duplicate (")
     assert "bad.txt" in again.stderr
+    assert (f"audit upload: {winamax.name}: This is a hand history of Winamax, which audit does not read yet, so "
+            "none of its hands was checked.") in again.stderr.splitlines(), again.stderr
     refused = subprocess.run([AUDIT, "upload", files[0], "--to", server.origin, "--token", "wrong"],
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1 and "refused the token" in refused.stderr
@@ -254,3 +264,45 @@ def test_a_session_waits_for_its_end_and_hidden_folders_are_not_read(tmp_path: P
     assert whole.send and len(whole.digests) == len(session) - 1 and whole.data == unfinished.encode()
     idle.mark_sent(whole)
     assert list(Follower([str(tmp_path)], str(tmp_path / "state.json"), settle=0, session_idle=0).scan()) == []
+
+
+@needs_shared
+def test_a_last_hand_without_a_blank_line_waits_said_once_then_goes_when_the_file_settles(
+        club: tuple[LiveServer, str], tmp_path: Path) -> None:
+    server, token = club
+    folder = tmp_path / "HandHistory"
+    folder.mkdir()
+    log = tmp_path / "watch.log"
+    before = {u["sha256"] for u in uploads(server, token)}
+    watch = start_watch([str(folder), "--to", server.origin, "--token", token, "--state", str(tmp_path / "w.json"),
+                         "--settle", "1.5"], log)
+    try:
+        wait_for(lambda: "following" in log.read_text())
+        stars = folder / "stars.txt"  # as PokerStars leaves a file: the last line's CRLF, no blank line after it
+        stars.write_bytes((SHARED / "real-hands" / "pokerstars" / "5-Carddraw-FL-USD-0.10-0.20-201106.sidepot.txt")
+                          .read_bytes())
+        assert stars.read_bytes().endswith(b")\r\n")
+        house = folder / "house.txt"  # a house log whose last line is not followed by a blank line (a hand of its
+        house.write_text((SITE / "reopen-dispute.txt").read_text(encoding="utf-8")  # own: the club has E1b)
+                         .replace("Hand #E1b ", "Hand #E1w ").rstrip("\n") + "\n", encoding="utf-8")
+
+        def names() -> list[str]:
+            return sorted(u["name"] for u in uploads(server, token) if u["sha256"] not in before)
+        wait_for(lambda: names() == ["house.txt", "stars.txt"], lambda: f"{names()}\n{log.read_text()}")
+        said = log.read_text().splitlines()
+        for path in (stars, house):
+            assert said.count(f"audit watch: waiting: {path} — its last hand is not complete yet") == 1, said
+    finally:
+        watch.send_signal(signal.SIGTERM)  # stopped as audit serve stops: said, exit 0
+        out, _ = watch.communicate(timeout=60)
+    assert watch.returncode == 0, log.read_text()
+    assert log.read_text().splitlines()[-1] == (f"audit watch: stopped: 2 hands sent in this run; remembered in "
+                                                f"{tmp_path / 'w.json'}")
+    assert out.splitlines() == [f"{house}: hand E1w: RAISE_NOT_REOPENED (violation)"]
+    once = tmp_path / "once"  # one hand, once: said in the singular, and nothing said about following
+    once.mkdir()
+    (once / "stars.txt").write_bytes(stars.read_bytes())
+    db = tmp_path / "once.duckdb"
+    run = subprocess.run([AUDIT, "watch", str(once), "--db", str(db), "--once"], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0 and run.stderr.splitlines() == [f"audit watch: 1 hand sent to {db}"], run.stderr

@@ -109,3 +109,31 @@ def test_the_hook_installs_what_the_compiled_modules_import() -> None:
     deps = project["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]["custom"]["dependencies"]
     names = {d.split("=")[0].split(">")[0].split("<")[0].strip().lower() for d in deps}
     assert {"mypy", "setuptools", "lark", "click", "regex", "mypy_extensions", "jinja2", "babel"} <= names
+
+
+@pytest.mark.slow
+def test_an_in_place_build_says_no_setuptools_deprecation_and_places_the_modules_beside_their_sources(
+        hook: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `make` runs (the in-place build), on a module of one function: setuptools' in-place build_ext printed
+    its "setup.py install is deprecated" block every time; the build goes through a build folder instead."""
+    import warnings
+
+    from mypyc.build import mypycify
+
+    (tmp_path / "tiny").mkdir()
+    (tmp_path / "tiny" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "tiny" / "one.py").write_text("def add(x: int) -> int:\n    return x + 1\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    extensions = mypycify(["tiny/one.py"], opt_level="0", group_name="tiny.native", target_dir="build/mypyc",
+                          verbose=False)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        placed = hook["compile_extensions"](extensions, tmp_path)
+    assert [str(w.message) for w in said if "deprecat" in str(w.message).lower()] == []
+    assert sorted(p.parent for p in placed) == [tmp_path / "tiny"] * len(placed) and len(placed) == 2
+    run = subprocess.run([sys.executable, "-c", "import tiny.one as m; print(m.add(41), m.__file__)"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60, env=clean_env())
+    assert run.stdout.split()[0] == "42" and run.stdout.split()[1].endswith(".so"), run.stderr
+    before = [p.stat().st_mtime_ns for p in placed]
+    assert hook["compile_extensions"](extensions, tmp_path) == placed
+    assert [p.stat().st_mtime_ns for p in placed] == before  # nothing changed: nothing copied again

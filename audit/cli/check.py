@@ -30,7 +30,8 @@ EXAMPLES = [
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for people; json for one JSON object per finding (JSON Lines).")
 @click.option("--fail-on", type=click.Choice(["violation", "warning", "never"]), default="violation",
-              show_default=True, help="Exit with status 1 when a finding of this severity or worse is found.")
+              show_default=True, help="Exit with status 1 when a finding of this severity or worse is found "
+                                      "(a hand of another game or site, not checked, is said but does not count).")
 @click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True,
               help="Language of the text output; json keeps the English message and the rule id.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, metavar="N",

@@ -4,6 +4,7 @@ work is in ``audit.watch``."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import tempfile
 from collections import defaultdict
@@ -15,10 +16,11 @@ import click
 
 from audit.cli.options import epilog, profile_option, quiet_option
 from audit.errors import Interrupted
+from audit.words import say as words
 
-WATCH_STATUS = ("0  (--once) every complete hand sent", "1  (--once) a file or a log could not be read or was "
-                "refused (the others are sent)", "2  could not run (no such folder, the database in use, the "
-                "service unreachable after the retries or refusing the token)",
+WATCH_STATUS = ("0  (--once) every complete hand sent; or stopped by SIGTERM", "1  (--once) a file or a log could "
+                "not be read or was refused (the others are sent)", "2  could not run (no such folder, the database "
+                "in use, the service unreachable after the retries or refusing the token)",
                 "130  stopped with Ctrl-C (what was sent is remembered: a restart sends nothing twice)")
 UPLOAD_STATUS = ("0  every file stored (or already there)", "1  a file could not be read, or the service found it "
                  "unreadable (the others are stored)", "2  could not run (no such file, the service unreachable "
@@ -70,8 +72,9 @@ def hand_lines(name: str, data: bytes, profile: str | None) -> list[str]:
 @click.option("--state", default=None, metavar="FILE",
               help="Where the hands already sent are remembered (default: FILE.watch.json beside --db; with --to, "
                    "audit-watch.json here).")
-@click.option("--settle", type=click.FloatRange(0), default=2.0, show_default=True, metavar="SECONDS",
-              help="The last hand of a file counts once the file ends with a blank line and is this long unchanged.")
+@click.option("--settle", type=click.FloatRange(0), default=3.0, show_default=True, metavar="SECONDS",
+              help="The last hand of a file is sent once the file ends with a whole line and is this long unchanged "
+                   "(until then the file is said to wait).")
 @click.option("--poll", type=click.FloatRange(0.05), default=None, metavar="SECONDS",
               help="Look every SECONDS instead of waiting for file events (the fallback without watchfiles: 1 s).")
 @click.option("--session-idle", type=click.FloatRange(0), default=600.0, show_default=True, metavar="SECONDS",
@@ -87,8 +90,8 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
     New files and files that grow are read as hands finish; a hand still being written waits, a file rewritten
     from the start or renamed adds only hands not sent before. Hands outside a session (a site's logs) are sent
     as they finish; a session (Session: line) is sent whole when it ends, its hands' findings said as they
-    finish. One line per hand with findings. The hands sent are remembered in a state file, so a restart sends
-    nothing twice. Ctrl-C stops (exit 130).
+    finish. One line per hand with findings; a file whose last hand waits is named once. The hands sent are
+    remembered in a state file, so a restart sends nothing twice. Ctrl-C stops (exit 130), SIGTERM too (exit 0).
     """
     from audit import watch as feed
 
@@ -111,8 +114,10 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
     sent = failed = 0
     said: set[str] = set()  # the lines printed (a session's hands are audited again as it grows)
 
+    terminated = busy = False
+
     def send_all(final: bool) -> None:
-        nonlocal sent, failed
+        nonlocal sent, failed, busy
         for batch in follower.scan(final):
             for line in hand_lines(str(batch.path), batch.data, profile_name):
                 if line not in said:
@@ -120,20 +125,38 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
                     click.echo(line)
             if not batch.send:
                 continue
-            answer = send(batch.path, batch.name, batch.data)
-            follower.mark_sent(batch)  # an unreadable log is not sent again either: it would fail the same way
-            if answer["status"] == "unreadable":
-                failed += 1
-                click.echo(f"audit watch: {answer.get('message')}", err=True)
-            else:
-                sent += len(batch.digests)
+            busy = True  # a SIGTERM now waits for this log to be stored, remembered and counted
+            try:
+                answer = send(batch.path, batch.name, batch.data)
+                follower.mark_sent(batch)  # an unreadable log is not sent again either: it would fail the same way
+                if answer["status"] == "unreadable":
+                    failed += 1
+                    click.echo(f"audit watch: {answer.get('message')}", err=True)
+                else:
+                    sent += len(batch.digests)
+            finally:
+                busy = False
+            if terminated:
+                raise KeyboardInterrupt
         for path, why in sorted(follower.skipped.items()):
             failed += 1
             click.echo(f"audit watch: {why}", err=True)
         follower.skipped.clear()
+        for path in follower.waits:
+            say("audit watch: " + words("watch.waiting", "en", file=str(path)))
+        follower.waits.clear()
 
-    how = "file events" if poll is None and feed.have_events() else f"a look every {poll or 1.0:g} s"
-    say(f"audit watch: following {', '.join(folders)} into {where} ({how}; Ctrl-C stops)")
+    def on_sigterm(signum: int, frame: object) -> None:
+        nonlocal terminated
+        terminated = True  # said as "stopped", as audit serve says it; file events turn any signal into Ctrl-C's
+        if not busy:
+            raise KeyboardInterrupt
+
+    if not once:
+        how = (words("watch.events", "en") if poll is None and feed.have_events()
+               else words("watch.polling", "en", seconds=f"{poll or 1.0:g}"))
+        say("audit watch: " + words("watch.following", "en", folders=", ".join(folders), where=where, how=how))
+        signal.signal(signal.SIGTERM, on_sigterm)
     try:
         send_all(once)
         if not once:
@@ -141,8 +164,12 @@ def watch(folders: tuple[str, ...], db: str | None, url: str | None, token: str 
             for _ in feed.changes(list(folders), wait, use_events=poll is None):
                 send_all(False)
     except KeyboardInterrupt:
-        raise Interrupted(f"watch stopped: {sent} hands sent in this run; remembered in {state}") from None
-    say(f"audit watch: {sent} hands sent to {where}")
+        stopped = words("watch.stopped", "en", n=sent, state=state)
+        if terminated:
+            say(f"audit watch: {stopped}")
+            return
+        raise Interrupted(f"watch {stopped}") from None
+    say("audit watch: " + words("watch.sent", "en", n=sent, where=where))
     if failed:
         sys.exit(1)
 
@@ -223,12 +250,13 @@ def upload(paths: tuple[str, ...], url: str, token: str | None, profile_name: st
             if status == "unreadable":
                 click.echo(f"audit upload: {answer.get('message')}", err=True)
             else:
-                click.echo(f"{path}: {status} ({answer.get('hands', 0)} hands, {answer.get('violations', 0)} "
-                           f"violations, {answer.get('warnings', 0)} warnings)")
+                counts_said = ", ".join(words(key, "en", n=int(answer.get(field, 0))) for key, field in (
+                    ("unit.hands", "hands"), ("check.violations", "violations"), ("check.warnings", "warnings")))
+                click.echo(f"{path}: {status} ({counts_said})")
     except KeyboardInterrupt:
         raise Interrupted(f"upload stopped: {counts['stored']} files stored before it") from None
-    say(f"audit upload: {len(files)} files: {counts['stored']} stored, {counts['duplicate']} already there, "
-        f"{counts['unreadable']} unreadable")
+    say(f"audit upload: {words('check.files', 'en', n=len(files))}: {counts['stored']} stored, "
+        f"{counts['duplicate']} already there, {counts['unreadable']} unreadable")
     if counts["unreadable"]:
         sys.exit(1)
 

@@ -33,9 +33,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 from typing import Final, NamedTuple
-from xml.parsers import expat
 
 from audit.dialects.common import LineError, RoundBets, failure, to_amount, too_long_failure
+from audit.dialects.xmlhand import ElementBuilder, read_xml
 from audit.model import (
     Action, Collect, Dealt, Discard, Game, Hand, Item, Marker, Muck, NothingHere, ParseFailure, Post, Seat, Show,
     StandPat, SummaryTotal, Uncalled,
@@ -76,12 +76,11 @@ class _Result(NamedTuple):
     description: str
 
 
-class _Builder:
+class _Builder(ElementBuilder):
     """Builds one hand from the elements expat reports, in order. State of this hand only."""
 
     def __init__(self, block: RawBlock, text: str) -> None:
-        self.block = block
-        self.lines = text.split("\n")
+        super().__init__(block, text)
         self.hand_line = 0
         self.hand_id = ""
         self.started = ""
@@ -99,24 +98,8 @@ class _Builder:
         self.cards: list[str] = []
         self.results: list[_Result] = []
         self.showdown: tuple[int, dict[str, str]] | None = None
-        self.done = False
 
     # ---- where things are ----
-    def file_line(self, index: int) -> int:
-        return self.block.numbers[index - 1] if 0 < index <= len(self.block.numbers) else self.block.first_line
-
-    def unreadable(self, index: int, attr: str, what: str) -> LineError:
-        """The error for attribute ``attr`` of the element on line ``index`` (the caret under its value)."""
-        line = self.lines[index - 1] if 0 < index <= len(self.lines) else ""
-        at = line.find(f' {attr}="')
-        return LineError(index, at + len(attr) + 4 if at >= 0 else 1, what)
-
-    def need(self, attrs: dict[str, str], name: str, index: int, tag: str) -> str:
-        value = attrs.get(name)
-        if value is None:
-            raise LineError(index, 1, f"the <{tag}> element has no {name} attribute")
-        return value
-
     def amount(self, attrs: dict[str, str], name: str, index: int, tag: str) -> int:
         text = self.need(attrs, name, index, tag)
         value = to_amount(text, False) if self.game is not None and not self.game.currency else None
@@ -347,17 +330,4 @@ def parse_hand(block: RawBlock) -> Hand | ParseFailure | NothingHere:
     if closing >= 0 and not text[closing + 7:].strip():
         text = text[:closing] + "\n"  # the root's end, after the file's last hand
     builder = _Builder(block, text)
-    parser = expat.ParserCreate()
-    parser.StartElementHandler = lambda tag, attrs: builder.start(tag, attrs, parser.CurrentLineNumber)
-    parser.EndElementHandler = builder.end
-    try:
-        parser.Parse(text, True)
-        if not builder.done:
-            raise LineError(len(block.lines), len(block.lines[-1]) + 1,
-                            "the hand ends before its </HISTORY>")
-        return builder.hand()
-    except expat.ExpatError as bad:
-        what = expat.ErrorString(bad.code) if bad.code is not None else str(bad)
-        return failure(block, bad.lineno, bad.offset + 1, f"this is not well-formed XML ({what})")
-    except LineError as unreadable:
-        return failure(block, unreadable.line, unreadable.column, unreadable.what)
+    return read_xml(block, builder, text, "HISTORY", builder.hand)

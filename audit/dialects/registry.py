@@ -29,6 +29,10 @@ class Dialect(NamedTuple):
     grammar: str | None = None  # its grammar, ``grammar/<grammar>.lark`` (``None``: read another way, e.g. XML)
     file_patterns: tuple[str, ...] = ("*.txt",)  # the files a folder argument takes for it
     compiled: bool = False  # its module is in the compiled group (``audit/_native.py``; a rebuild when it changes)
+    # first lines of its later blocks, which need the file's header (the block an ``openers`` line opens: Merge's
+    # <description>, once at the top): the reader gives each such block that line first, and ``check --jobs``
+    # never cuts a file there (a part would lack the header)
+    follows: tuple[str, ...] = ()
 
     @property
     def module(self) -> str:
@@ -47,6 +51,8 @@ DIALECTS: tuple[Dialect, ...] = (
             grammar="ongame", compiled=True),
     Dialect("boss", "Boss Media", ("<HISTORY ", "<?xml ", "<ROOT>"), "audit.dialects.boss:parse_hand", "site",
             False, file_patterns=("*.txt", "*.xml")),
+    Dialect("merge", "Merge Network", ("<description ",), "audit.dialects.merge:parse_hand", "site", False,
+            file_patterns=("*.txt", "*.xml"), follows=("<game ",)),
 )
 
 _BY_NAME: dict[str, Dialect] = {d.name: d for d in DIALECTS}
@@ -72,6 +78,16 @@ def hand_openers() -> tuple[tuple[str, str], ...]:
     return tuple([(prefix, d.name) for d in DIALECTS for prefix in d.openers])
 
 
+def following_openers() -> tuple[tuple[str, str], ...]:
+    """``(prefix, dialect name)`` for every first line of a block that needs its file's header (``follows``)."""
+    return tuple([(prefix, d.name) for d in DIALECTS for prefix in d.follows])
+
+
+def header_openers() -> tuple[str, ...]:
+    """The first lines of the file headers that later blocks need (the ``openers`` of a dialect with ``follows``)."""
+    return tuple([prefix for d in DIALECTS if d.follows for prefix in d.openers])
+
+
 def file_patterns() -> tuple[str, ...]:
     """The file names a folder argument takes (``*.txt``, ``*.xml`` …), each once, in the registry's order."""
     return tuple(dict.fromkeys(p for d in DIALECTS for p in d.file_patterns))
@@ -95,6 +111,8 @@ def docs_table() -> str:
             "| --- | --- | --- | --- | --- | --- | --- |"]
     for d in DIALECTS:
         openers = ", ".join(f"`{o.strip()}`" for o in d.openers)
+        if d.follows:
+            openers += " (then " + ", ".join(f"`{o.strip()}`" for o in d.follows) + ")"
         patterns = ", ".join(f"`{p}`" for p in d.file_patterns)
         profile = f"`{d.profile}`" if d.profile else "the file's profile"
         shown = "every player's" if d.shows_all_cards else "the hero's and those shown down"

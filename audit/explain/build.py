@@ -25,6 +25,7 @@ from audit.dialects.dispatch import parse_block
 from audit.pipeline import Audited, audit_blocks
 from audit.profile import Profile, load_profile
 from audit.read import RawBlock, read_blocks, read_bytes_blocks, read_text_blocks
+from audit.rules import Rule
 from audit.engine import HandResult
 
 __all__ = ["draw_allowance", "explain_blocks", "explain_bytes", "explain_file", "explain_result", "explain_text",
@@ -140,6 +141,9 @@ def explain_blocks(blocks: Iterable[RawBlock], profile: Profile | None = None, h
 
     for audited in audit_blocks(tracker.watch(blocks), profile, steps=True, notices=notices):
         if audited.result is None and audited.failure is None and not any(f.hand for f in audited.findings):
+            for f in audited.findings:
+                if f.rule == Rule.UNSUPPORTED_SITE:  # no hand of it was read: nothing to explain
+                    raise InputError(f"{name}: {f.message}")
             if audited.findings and audited.session is not None and audited.session == session.name:
                 yield from close(audited.findings)  # the session end block and its standings
             continue

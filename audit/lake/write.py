@@ -19,7 +19,7 @@ from typing import Any
 from audit.errors import AuditError
 from audit.lake.layout import COMMIT_TABLE, Lake
 from audit.store.db import FileRows
-from audit.store.ingest import FileFailure, IngestJob, audit_file_rows, spool
+from audit.store.ingest import FileFailure, IngestJob, audit_file_rows, file_failure, spool
 from audit.store.schema import DATA_TABLES, arrow_schema
 
 ROW_GROUP_ROWS = 64_000
@@ -161,7 +161,7 @@ class LakeWriter:
         try:
             return write_file(lake, job)
         except AuditError as exc:
-            return FileFailure(job.path, str(exc))
+            return file_failure(job.path, exc)
         except OSError as exc:  # writing the lake failed (a full disk, a folder we may not write)
             return FileFailure(job.path, f"writing the rows of {job.path} to the lake failed ({exc.filename or ''}: "
                                          f"{exc.strerror or exc})", fatal=True)

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditError
+from audit.rules import Rule
 from audit.store.db import FileRows, Store
 from audit.store.ingest import FileBuilder, profile_label
 from audit.store.reports import INT_MAX, Report, find_report, load_reports, report_params
@@ -600,6 +601,9 @@ def audit_upload(data: bytes, name: str, profile: str, key: str) -> FileRows:
 
     builder = FileBuilder(key, name)
     for audited in audit_bytes(data, load_profile(profile), name=name):
+        for f in audited.findings:
+            if f.rule == Rule.UNSUPPORTED_SITE:  # nothing of it read: refused as other logs that cannot be read
+                raise AuditError(f"{name}: {f.message}")
         builder.add(audited)
     return builder.finish(name, len(data), profile_label(profile, ()))
 

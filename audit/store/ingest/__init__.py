@@ -28,7 +28,9 @@ from audit.store.db import Store, check_db_name
 from audit.store.ingest.batches import BATCH_HANDS, FileBuilder, Sink
 from audit.store.ingest.files import SPILL_BYTES, SPILL_COMPRESSED, audit_file_rows, run_job
 from audit.store.ingest.inputs import MAX_STREAM, TooLong, hash_file, spool
-from audit.store.ingest.jobs import MAX_WORKERS, FileFailure, IngestJob, plan_jobs, profile_label, usable_workers
+from audit.store.ingest.jobs import (
+    MAX_WORKERS, FileFailure, IngestJob, file_failure, plan_jobs, profile_label, usable_workers,
+)
 from audit.store.ingest.pool import STORED_BEFORE, IngestPool, answers, start_ingest_pool, submit
 from audit.store.ingest.progress import IngestProgress, IngestSummary, ProgressKeeper, Tell, silent
 from audit.store.ingest.writing import (
@@ -40,8 +42,8 @@ from audit.workers import WorkerDied, may_fork
 
 __all__ = ["APPEND_ROWS", "BATCH_HANDS", "DUCKDB_MEMORY", "MAX_STREAM", "MAX_WORKERS", "SMALL_FILE_BYTES",
            "SPILL_BYTES", "SPILL_COMPRESSED", "FileBuilder", "FileFailure", "IngestJob", "IngestProgress",
-           "IngestSummary", "Sink", "Tell", "TooLong", "WorkerDied", "audit_file_rows", "hash_file", "ingest",
-           "parse_started_at", "plan_jobs", "profile_label", "run_job", "spool", "usable_workers"]
+           "IngestSummary", "Sink", "Tell", "TooLong", "WorkerDied", "audit_file_rows", "file_failure", "hash_file",
+           "ingest", "parse_started_at", "plan_jobs", "profile_label", "run_job", "spool", "usable_workers"]
 
 
 def ingest(paths: list[str], db: str, profile: str = "home-open", options: tuple[tuple[str, str], ...] = (),

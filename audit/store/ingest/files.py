@@ -14,7 +14,7 @@ from audit.read import iter_lines, open_input, split_blocks
 from audit.store.db import FileRows
 from audit.store.ingest.batches import FileBuilder, Sink
 from audit.store.ingest.inputs import HashingReader, hash_file, unlink_quietly
-from audit.store.ingest.jobs import FileFailure, IngestJob, profile_label
+from audit.store.ingest.jobs import FileFailure, IngestJob, file_failure, profile_label
 
 SPILL_BYTES = 128 * 1024
 """A worker writes the rows of a file this large to Arrow stream files, which the main process reads in place
@@ -78,7 +78,7 @@ def run_job(job: IngestJob, spill_prefix: str | None = None) -> FileRows | FileF
             rows.spill = dict(sink.paths)
         return rows
     except AuditError as exc:
-        out = FileFailure(job.path, str(exc))
+        out = file_failure(job.path, exc)
     except OSError as exc:  # writing the rows failed (a full disk): the machine's fault, not the file's
         out = FileFailure(job.path, f"writing the rows of {job.path} to {exc.filename or 'a temporary file'} "
                                     f"failed ({exc.strerror or exc})", fatal=True)

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
-from audit.errors import InputError
+from audit.errors import AuditError, InputError, NotAHandHistory
 from audit.read import open_input
 from audit.store.ingest.inputs import MAX_STREAM, TooLong, hash_file, size_text, spool, unlink_quietly
 from audit.workers import cores
@@ -45,6 +45,12 @@ class FileFailure:
     message: str
     internal: bool = False  # not the file's fault: a bug to report (the run exits 2)
     fatal: bool = False  # not the file's fault: the machine (a full disk); the run stops
+    not_log: bool = False  # no hand history at all (a README a shell glob gave): said, and no failure
+
+
+def file_failure(path: str, exc: AuditError) -> FileFailure:
+    """Why the file at ``path`` was left out: it cannot be read as a log, or it is no hand history at all."""
+    return FileFailure(path, str(exc), not_log=isinstance(exc, NotAHandHistory))
 
 
 def profile_label(name: str, options: Iterable[tuple[str, str]]) -> str:

@@ -35,6 +35,7 @@ class IngestSummary:
     parse_errors: int = 0
     findings: int = 0
     skipped_hands: int = 0
+    not_logs: int = 0  # files that are no hand history (said, left out, and no failure)
     seconds: float = 0.0
     STORE = "database"  # where the files went, as the summary names it
 
@@ -46,6 +47,10 @@ class IngestSummary:
         elif isinstance(out, FileFailure):
             if out.fatal:
                 raise AuditError(f"{out.message}; {kept}")
+            if out.not_log:
+                self.not_logs += 1
+                tell("note", out.message)
+                return
             self.failed.append(out)
             tell("skipped", out.message if not out.internal
                  else f"{out.path}: an internal error (please report it): {out.message}")
@@ -64,6 +69,8 @@ class IngestSummary:
         extra = [f"{self.already} already in the {self.STORE}"] if self.already else []
         if self.failed:
             extra.append(f"{len(self.failed)} skipped")
+        if self.not_logs:
+            extra.append(f"{self.not_logs} not {'a hand history' if self.not_logs == 1 else 'hand histories'}")
         if self.skipped_hands:
             extra.append(f"{counted(self.skipped_hands, 'hand')} of another game")
         note = f" ({', '.join(extra)})" if extra else ""

@@ -17,7 +17,7 @@ from audit.errors import AuditError
 from audit.store.db import FileRows, Store
 from audit.store.ingest.files import audit_file_rows
 from audit.store.ingest.inputs import unlink_quietly
-from audit.store.ingest.jobs import FileFailure, IngestJob
+from audit.store.ingest.jobs import FileFailure, IngestJob, file_failure
 from audit.store.ingest.progress import ProgressKeeper
 
 APPEND_ROWS = 20_000
@@ -161,7 +161,7 @@ def _failure(job: IngestJob, exc: Exception) -> FileFailure:
     import duckdb
 
     if isinstance(exc, AuditError):
-        return FileFailure(job.path, str(exc))
+        return file_failure(job.path, exc)
     if interrupted(exc) or isinstance(exc, (OSError, duckdb.Error)):
         raise exc
     return FileFailure(job.path, f"{type(exc).__name__}: {exc}", internal=True)
