@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from audit.cli import main
 from audit.store.db import Store, _columns
-from audit.store.schema import KEYS, SCHEMA, STREETS, VIEWS
+from audit.store.schema import CHAIN_COLUMNS, CHAIN_COMMENT, CHAIN_TABLE, KEYS, SCHEMA, STREETS, VIEWS
 from conftest import at_least, SHARED, needs_shared
 
 CASES = SHARED / "cases"
@@ -98,7 +98,7 @@ def test_every_table_view_and_column_has_a_comment(db: Path) -> None:
     tables = dict(rows(db, "SELECT table_name, comment FROM duckdb_tables() WHERE database_name = current_database() "
                            "AND table_name <> 'audit_meta'"))
     views = dict(rows(db, "SELECT view_name, comment FROM duckdb_views() WHERE NOT internal AND database_name = current_database()"))
-    assert set(tables) == set(SCHEMA) and set(views) == set(VIEWS)
+    assert set(tables) == set(SCHEMA) | {CHAIN_TABLE} and set(views) == set(VIEWS)
     for name, comment in {**tables, **views}.items():
         assert comment and len(comment) > 30, name
     bare = rows(db, "SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() "
@@ -122,9 +122,11 @@ def test_the_comments_are_the_schemas(db: Path) -> None:
     for view, (_, _, columns) in VIEWS.items():
         for name, comment in columns:
             assert stored[(view, name)] == comment, (view, name)
+    assert {name: stored[(CHAIN_TABLE, name)] for name, _, _ in CHAIN_COLUMNS} == \
+        {name: comment for name, _, comment in CHAIN_COLUMNS}
     tables = dict(rows(db, "SELECT table_name, comment FROM duckdb_tables() WHERE database_name = current_database()"))
     views = dict(rows(db, "SELECT view_name, comment FROM duckdb_views() WHERE database_name = current_database()"))
-    assert {t: tables[t] for t in TABLE_COMMENTS} == TABLE_COMMENTS
+    assert {t: tables[t] for t in TABLE_COMMENTS} == TABLE_COMMENTS and tables[CHAIN_TABLE] == CHAIN_COMMENT
     assert {v: views[v] for v in VIEWS} == {v: comment for v, (_, comment, _) in VIEWS.items()}
 
 

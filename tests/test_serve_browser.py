@@ -85,6 +85,9 @@ def test_paste_a_log_see_the_verdict_and_open_the_hand(browser: Any, server: Liv
     verdict = page.locator(".verdict").first
     assert sentence in verdict.inner_text()
     assert on_first_screen(verdict)
+    # the verdict's receipt: its short code and the line to copy, wrapped within the phone's width
+    assert page.locator("section.receipt pre.receipt-line").count() == 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     if javascript:  # the page's own inline script ran under its Content-Security-Policy: the stepper works
         stage = page.locator(".stage").first
         before = stage.locator(".caption").inner_text()

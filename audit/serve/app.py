@@ -118,6 +118,7 @@ def run(settings: Settings, out: Any = None) -> None:
                 host = settings.host if ":" not in settings.host else f"[{settings.host}]"
                 out.write(f"audit serve: http://{host}:{ports[0] if ports else settings.port}/ "
                           f"(database {settings.db}; Ctrl-C stops)\n")
+                out.write(f"audit serve: the service's key (Ed25519, GET /api/v1/key): {service.key.public_hex}\n")
                 out.flush()
 
         @contextlib.contextmanager

@@ -9,7 +9,7 @@ page is the one ``audit explain`` makes from the whole log. A hand the log does 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,22 +107,77 @@ def hand_blocks(data: bytes, name: str, hand: str) -> Iterator[list[Any]]:
         yield pending
 
 
+Seal = Callable[[dict[str, Any]], dict[str, Any]]
+"""The service's seal on a receipt: its chain's link for the log, and its signature (``Service.seal``)."""
+
+
+def _receipted(data: bytes, name: str, label: str, hand: str, anonymize: bool,
+               seal: Seal | None) -> tuple[list[Any], dict[str, Any]] | None:
+    """The explanation of ``hand`` to give out (without names when ``anonymize``) and its receipt, sealed."""
+    import hashlib
+
+    from audit.serve.db import parse_label
+    from audit.trust.anonymize import explain_anonymized
+    from audit.trust.receipt import make_receipt
+
+    items = _hand(data, name, label, hand)
+    if not items:
+        return None
+    profile, options = parse_label(label)
+    receipt = make_receipt(items[0], hashlib.sha256(data).hexdigest(), profile, options, anonymize)
+    shown = explain_anonymized(data, name, _profile(label), hand, items)[:1] if anonymize else items
+    return shown, seal(receipt) if seal is not None else receipt
+
+
 @slow
 def hand_page(data: bytes, name: str, label: str, hand: str, lang: str,
-              links: dict[str, Any] | None = None) -> str | None:
-    """The dispute page of ``hand`` (``None``: the log has no such hand); ``links``: the service's way back,
-    language switch and sign-out (``audit.explain.render.html.render_html``)."""
+              links: dict[str, Any] | None = None, anonymize: bool = False, seal: Seal | None = None) -> str | None:
+    """The dispute page of ``hand`` (``None``: the log has no such hand) with its receipt; ``links``: the
+    service's way back, language switch and sign-out (``audit.explain.render.html.render_html``);
+    ``anonymize``: players as Player A, Player B …"""
     from audit.explain import render_html
+    from audit.trust.anonymize import shown_names
 
-    items = _hand(data, name, label, hand)
-    return render_html(items, lang, source=name, links=links) if items else None
+    found = _receipted(data, name, label, hand, anonymize, seal)
+    if found is None:
+        return None
+    items, receipt = found
+    page = render_html(items, lang, source=name, links=links, receipt=receipt)
+    return shown_names(page, lang) if anonymize else page
 
 
 @slow
-def hand_json(data: bytes, name: str, label: str, hand: str) -> dict[str, Any] | None:
-    """What ``audit explain --format json`` gives for ``hand`` (the first hand with that id), or ``None``."""
-    items = _hand(data, name, label, hand)
-    return items[0].as_dict() if items else None
+def hand_json(data: bytes, name: str, label: str, hand: str, anonymize: bool = False,
+              seal: Seal | None = None) -> dict[str, Any] | None:
+    """What ``audit explain --format json`` gives for ``hand`` (the first hand with that id), with its receipt
+    sealed, or ``None``."""
+    import json
+
+    from audit.trust.anonymize import shown_names
+
+    found = _receipted(data, name, label, hand, anonymize, seal)
+    if found is None:
+        return None
+    items, receipt = found
+    obj = {**items[0].as_dict(), "receipt": receipt}
+    return dict(json.loads(shown_names(json.dumps(obj)))) if anonymize else obj
+
+
+@slow
+def session_receipt(data: bytes, name: str, label: str, seal: Seal) -> dict[str, Any] | None:
+    """The sealed receipt of the last session's verdict in ``data`` (a live table's log; ``None``: no session
+    ended in it)."""
+    import hashlib
+
+    from audit.explain import SessionExplanation, explain_bytes
+    from audit.serve.db import parse_label
+    from audit.trust.receipt import make_receipt
+
+    sessions = [i for i in explain_bytes(data, _profile(label), None, name) if isinstance(i, SessionExplanation)]
+    if not sessions:
+        return None
+    profile, options = parse_label(label)
+    return seal(make_receipt(sessions[-1], hashlib.sha256(data).hexdigest(), profile, options))
 
 
 @slow

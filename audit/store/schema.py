@@ -215,6 +215,39 @@ TABLE_COMMENTS: Final[dict[str, str]] = {
                          "seats, actions, pots). Key: hand_key. New in schema 2.",
 }
 
+CHAIN_TABLE: Final = "chain_links"
+"""The clubs' chains (``audit.trust.chain``): not a table of a file's rows, so not in ``TABLES``; every database
+has it (a plain one holds club ``local``'s chain, ``audit ingest``'s files)."""
+
+CHAIN_COLUMNS: Final[tuple[Column, ...]] = (
+    ("club", "VARCHAR", "The club whose chain the link is in (local: audit ingest, and the service's own machine)."),
+    ("position", "BIGINT", "The link's number in its club's chain, from 1."),
+    ("kind", "VARCHAR", "What was stored: file (audit ingest), upload, table (a live table opened), entry, undo, "
+                        "close (the live table's)."),
+    ("subject", "VARCHAR", "Which rows: the log's key (files.file_sha), or the live table's id."),
+    ("content_sha256", "VARCHAR", "SHA-256 of what was stored: the log's bytes, or content."),
+    ("content", "VARCHAR", "A live table's entry (or its opening, or the seq an undo took back) as canonical JSON; "
+                           "null for a log."),
+    ("received_at", "TIMESTAMP", "When it was received (local time; files.ingested_at, uploads.received_at)."),
+    ("profile", "VARCHAR", "The profile it was audited under, with its options: qdan (joker=wild)."),
+    ("audit_version", "VARCHAR", "The version of audit that stored it."),
+    ("prev_hash", "VARCHAR", "The previous link's hash (64 zeros for the first)."),
+    ("hash", "VARCHAR", "SHA-256 of this link's other columns as canonical JSON (audit.trust.chain.link_hash)."),
+)
+CHAIN_COMMENT: Final = ("Each club's append-only chain: one link per stored log and per live-table entry, each "
+                        "holding the previous link's hash. audit verify walks it. Key: club, position.")
+CHAIN_SCHEMA: Final = tuple((name, typ) for name, typ, _ in CHAIN_COLUMNS)
+
+
+def create_chain_sql() -> str:
+    """``CREATE TABLE IF NOT EXISTS`` for the chain. Its key is not enforced by an index, like the other tables'
+    (the module's docstring): an index made each commit that appends a link cost an upload 10 ms more (bench/trust.py,
+    on a busy machine). Links are appended by one writer (the service's writer thread; ``audit ingest``, which
+    holds the database alone), and ``audit verify`` says a position held twice."""
+    cols = ", ".join(f"{name} {typ}" + ("" if name == "content" else " NOT NULL") for name, typ in CHAIN_SCHEMA)
+    return f"CREATE TABLE IF NOT EXISTS {CHAIN_TABLE} ({cols})"
+
+
 SCHEMA: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     table: tuple((name, typ) for name, typ, _ in columns) for table, columns in TABLES.items()}
 """Every table's (column, DuckDB type) pairs, in order."""
@@ -291,6 +324,8 @@ def table_comment_sql() -> list[str]:
     out = [f"COMMENT ON TABLE {table} IS {quote(TABLE_COMMENTS[table])}" for table in TABLES]
     for table, columns in TABLES.items():
         out.extend(f"COMMENT ON COLUMN {table}.{name} IS {quote(comment)}" for name, _, comment in columns)
+    out.append(f"COMMENT ON TABLE {CHAIN_TABLE} IS {quote(CHAIN_COMMENT)}")
+    out.extend(f"COMMENT ON COLUMN {CHAIN_TABLE}.{name} IS {quote(comment)}" for name, _, comment in CHAIN_COLUMNS)
     return out
 
 

@@ -44,10 +44,12 @@ def _environment() -> Environment:
 
 
 def render_html(items: Iterable[Explained], lang: str = "en", source: str = "",
-                links: dict[str, Any] | None = None) -> str:
+                links: dict[str, Any] | None = None, receipt: dict[str, Any] | None = None) -> str:
     """The page for ``items`` in ``lang``; ``source`` names the file (its name only, never a server path).
     ``links`` (the service's pages): ``back`` (url, text), ``langs`` [(url, name, current)], ``signout`` (url,
-    text) or None: a bar of links at the top."""
+    text), ``anonymize`` (url, text): the page with or without names, or None: a bar of links at the top.
+    ``receipt``: the verdict's receipt (``audit.trust.receipt``), shown at the end as a short code and one line
+    to copy."""
     lang = language(lang)
     all_items = list(items)
     hands = [i for i in all_items if isinstance(i, HandExplanation)]
@@ -65,8 +67,18 @@ def render_html(items: Iterable[Explained], lang: str = "en", source: str = "",
                  "chips": any(r.changes_chips for r in h.reasons)} for h in hands] if len(hands) > 1 else [],
         "hands": [_hand_view(h, lang, anchors, hands_by_id) for h in hands],
         "t": lambda key, **kw: say(key, lang, **kw), "links": links,
+        "receipt": _receipt_view(receipt, lang, (links or {}).get("anonymize")) if receipt else None,
     }
     return _environment().get_template("page.html").render(**view)
+
+
+def _receipt_view(receipt: dict[str, Any], lang: str, toggle: tuple[str, str] | None) -> dict[str, Any]:
+    from audit.trust.receipt import receipt_line, short_code
+
+    chain = receipt.get("chain")
+    return {"code": short_code(receipt), "line": receipt_line(receipt), "anonymized": bool(receipt.get("anonymized")),
+            "chain": say("receipt.chain", lang, position=chain["position"], at=chain.get("at", "")) if chain else "",
+            "toggle": toggle}
 
 
 def _anchors(hands: Sequence[HandExplanation]) -> dict[int, str]:

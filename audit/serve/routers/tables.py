@@ -35,6 +35,7 @@ from audit.serve.deps import api_club, get_service, page_club
 from audit.serve.guard import size_words
 from audit.serve.models import Problem, errors
 from audit.serve.service import Service, slow
+from audit.trust.chain import append_table_link
 
 if TYPE_CHECKING:  # pragma: no cover
     import duckdb
@@ -155,6 +156,21 @@ class Tables:
             if isinstance(exc, UnreadableLine) or not isinstance(exc, (EntryError, TableError)):
                 self.drop(club, table_id, held)
             raise
+
+    async def receipt(self, club: str, table_id: str, held: Held) -> dict[str, Any] | None:
+        """The closed session's receipt: its log's verdict, sealed with the table's close link in the club's chain
+        (the session's head), signed."""
+        from audit.serve.disputes import session_receipt
+        from audit.store.ingest import profile_label
+
+        config = held.table.config
+        data = (await self.service.in_thread(_log, held.table)).encode("utf-8")
+
+        def seal(receipt: dict[str, Any]) -> dict[str, Any]:
+            return self.service.seal_link(club, "close", table_id, receipt)
+
+        return await self.service.in_thread(session_receipt, data, f"{config.name} - {table_id}.txt",
+                                            profile_label(config.profile, config.options), seal)
 
     async def store_hands(self, club: str, table_id: str, held: Held) -> list[dict[str, Any]]:
         """Each hand played out and not yet stored, as the club's upload."""
@@ -307,7 +323,9 @@ async def open_table(tables: Tables, club: str, body: Any) -> tuple[str, Held, d
     text = json.dumps(config.as_json())
 
     def write(cur: duckdb.DuckDBPyConnection) -> None:
-        cur.execute("INSERT INTO live_tables VALUES (?, ?, ?, 0, false, ?)", [club, table_id, text, now])
+        with transaction(cur):
+            cur.execute("INSERT INTO live_tables VALUES (?, ?, ?, 0, false, ?)", [club, table_id, text, now])
+            append_table_link(cur, club, table_id, config.profile, config.options, "table", config.as_json())
 
     await tables.writer(write)
     held = Held(table, 0, asyncio.Lock(), set())
@@ -316,15 +334,19 @@ async def open_table(tables: Tables, club: str, body: Any) -> tuple[str, Held, d
 
 
 async def store_change(tables: Tables, club: str, table_id: str, held: Held, sql: str, args: list[Any],
-                       config: dict[str, Any] | None = None) -> None:
+                       config: dict[str, Any] | None = None, link: tuple[str, dict[str, Any]] | None = None) -> None:
     """A change of the table (``sql`` with ``args``, and the table's ``config`` when given) and its next version,
-    stored in one transaction before it is answered; the held table then takes the version. A change that cannot
-    be stored drops the table held in memory: the table is what its rows say."""
+    stored in one transaction before it is answered, with its ``link`` (kind, content) in the club's chain; the
+    held table then takes the version. A change that cannot be stored drops the table held in memory: the table
+    is what its rows say."""
     version = held.version + 1
+    table = held.table.config
 
     def write(cur: duckdb.DuckDBPyConnection) -> None:
         with transaction(cur):
             cur.execute(sql, args)
+            if link is not None:
+                append_table_link(cur, club, table_id, table.profile, table.options, *link)
             cur.execute("UPDATE live_tables SET version = ? WHERE club = ? AND table_id = ?", [version, club, table_id])
             if config is not None:
                 cur.execute("UPDATE live_tables SET config = ? WHERE club = ? AND table_id = ?",
@@ -365,7 +387,7 @@ async def add_entry(tables: Tables, club: str, table_id: str,
         except TableError as exc:
             raise HTTPException(409, str(exc)) from None
         await store_change(tables, club, table_id, held, "INSERT INTO live_entries VALUES (?, ?, ?, ?)",
-                           [club, table_id, seq, text])
+                           [club, table_id, seq, text], link=("entry", {"seq": seq, "entry": json.loads(text)}))
         stored = await tables.store_hands(club, table_id, held)
         return held, findings, stored, state_of(table_id, held, state)
 
@@ -382,7 +404,7 @@ async def undo_entry(tables: Tables, club: str, table_id: str, version: object) 
         # the hands stored stay as stored: the entry taken back may have been the one that closed their claims
         config = dict(table.config.as_json(), sealed=table.sealed) if table.sealed else None
         await store_change(tables, club, table_id, held, "DELETE FROM live_entries WHERE club = ? AND table_id = ? "
-                           "AND seq = ?", [club, table_id, seq], config)
+                           "AND seq = ?", [club, table_id, seq], config, link=("undo", {"seq": seq}))
         return held, state_of(table_id, held, state)
 
 
@@ -394,14 +416,16 @@ async def close_table(tables: Tables, club: str, table_id: str,
         table = held.table
         if table.closed:
             verdict, state = await tables.service.in_thread(_closed, table)
+            verdict["receipt"] = await tables.receipt(club, table_id, held)
             return held, verdict, state_of(table_id, held, state)
         try:
             verdict, state = await tables.change(club, table_id, held, _closed, table)
         except TableError as exc:
             raise HTTPException(409, str(exc)) from None
         await store_change(tables, club, table_id, held, "UPDATE live_tables SET closed = true WHERE club = ? "
-                           "AND table_id = ?", [club, table_id])
+                           "AND table_id = ?", [club, table_id], link=("close", {}))
         await tables.store_hands(club, table_id, held)
+        verdict["receipt"] = await tables.receipt(club, table_id, held)
         return held, verdict, state_of(table_id, held, state)
 
 
@@ -560,6 +584,8 @@ async def _table_page(request: Request, club: str, table_id: str, problem: str |
     try:
         async with tables.locked(club, table_id) as held:
             state, closed_verdict = await tables.service.in_thread(_page, held.table)
+            if closed_verdict is not None and verdict is None:
+                closed_verdict["receipt"] = await tables.receipt(club, table_id, held)
     except HTTPException as exc:
         if exc.status_code != 404:
             raise
