@@ -1,0 +1,77 @@
+"""The live tables' rows: every query on ``live_tables`` and ``live_entries`` (their DDL is with the router's
+table creation), each change of a table and its next version in one transaction.
+
+A table's entry is stored by ``store_entry`` and taken back by ``remove_entry``, and only there: what must be
+written with an entry, in the same transaction, goes in these two.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import TYPE_CHECKING, Any
+
+from audit.serve.db import transaction
+
+if TYPE_CHECKING:  # pragma: no cover
+    import duckdb
+
+MAX_TABLES_LISTED = 200
+
+
+def read_table(cur: duckdb.DuckDBPyConnection, club: str,
+               table_id: str) -> tuple[dict[str, Any], int, bool, list[dict[str, Any]]] | None:
+    """The club's table: (its configuration, its version, whether closed, its entries in order); ``None``: no
+    such table of this club."""
+    row = cur.execute("SELECT config, version, closed FROM live_tables WHERE club = ? AND table_id = ?",
+                      [club, table_id]).fetchone()
+    if row is None:
+        return None
+    entries = [json.loads(e) for (e,) in cur.execute(
+        "SELECT entry FROM live_entries WHERE club = ? AND table_id = ? ORDER BY seq", [club, table_id]).fetchall()]
+    return json.loads(row[0]), int(row[1]), bool(row[2]), entries
+
+
+def list_tables(cur: duckdb.DuckDBPyConnection, club: str) -> list[dict[str, Any]]:
+    """The club's tables, newest first (at most ``MAX_TABLES_LISTED``)."""
+    rows = cur.execute(
+        "SELECT table_id, config, version, closed, opened_at FROM live_tables WHERE club = ? "
+        "ORDER BY opened_at DESC LIMIT ?", [club, MAX_TABLES_LISTED]).fetchall()
+    return [{"id": r[0], "name": json.loads(r[1])["name"], "profile": json.loads(r[1])["profile"],
+             "version": r[2], "closed": r[3], "opened_at": str(r[4])} for r in rows]
+
+
+def insert_table(cur: duckdb.DuckDBPyConnection, club: str, table_id: str, config: dict[str, Any],
+                 opened_at: dt.datetime) -> None:
+    """A table opened: its configuration, at version 0."""
+    cur.execute("INSERT INTO live_tables VALUES (?, ?, ?, 0, false, ?)", [club, table_id, json.dumps(config), opened_at])
+
+
+def _next_version(cur: duckdb.DuckDBPyConnection, club: str, table_id: str, version: int) -> None:
+    cur.execute("UPDATE live_tables SET version = ? WHERE club = ? AND table_id = ?", [version, club, table_id])
+
+
+def store_entry(cur: duckdb.DuckDBPyConnection, club: str, table_id: str, seq: int, entry: str, version: int) -> None:
+    """The table's entry number ``seq`` (its JSON) and the table's next ``version``, in one transaction."""
+    with transaction(cur):
+        cur.execute("INSERT INTO live_entries VALUES (?, ?, ?, ?)", [club, table_id, seq, entry])
+        _next_version(cur, club, table_id, version)
+
+
+def remove_entry(cur: duckdb.DuckDBPyConnection, club: str, table_id: str, seq: int, version: int,
+                 config: dict[str, Any] | None) -> None:
+    """Undo: the entry number ``seq`` taken back, the table's next ``version`` and, when given, its ``config``
+    (the hands stored with their claims), in one transaction."""
+    with transaction(cur):
+        cur.execute("DELETE FROM live_entries WHERE club = ? AND table_id = ? AND seq = ?", [club, table_id, seq])
+        _next_version(cur, club, table_id, version)
+        if config is not None:
+            cur.execute("UPDATE live_tables SET config = ? WHERE club = ? AND table_id = ?",
+                        [json.dumps(config), club, table_id])
+
+
+def mark_closed(cur: duckdb.DuckDBPyConnection, club: str, table_id: str, version: int) -> None:
+    """The table closed, at its next ``version``, in one transaction."""
+    with transaction(cur):
+        cur.execute("UPDATE live_tables SET closed = true WHERE club = ? AND table_id = ?", [club, table_id])
+        _next_version(cur, club, table_id, version)
