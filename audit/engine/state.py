@@ -15,7 +15,7 @@ from audit.cards import Ranking
 from audit.findings import Finding, Params, said_finding
 from audit.engine.steps import BetLegal, DrawLegal, Step
 from audit.model import Collect, Discard, Hand, Item, NoPlay, Post, Seat, Show, StandPat, SummaryTotal, Uncalled
-from audit.pots import Pot
+from audit.pots import Pot, uncalled_bet
 from audit.profile import Profile
 from audit.rules import Rule
 
@@ -308,28 +308,27 @@ def table_now(st: HandState) -> tuple[dict[str, int], dict[str, int], int]:
 
 
 def in_front(st: HandState, bets: dict[str, int]) -> dict[str, int]:
-    """``bets`` and the uncalled chips due back and not yet returned: chips in front of a player, in no pot."""
-    due = st.returned_due
-    if not due:
-        return bets
-    out = dict(bets)
-    for p, amount in due.items():
+    """The chips in front of a player that are in no pot yet: the part of the round's top bet nobody has
+    called (``bets``: the round's), and the uncalled chips due back and not yet returned."""
+    top, excess = uncalled_bet(bets)
+    out = {top: excess} if top is not None and excess > 0 else {}
+    for p, amount in st.returned_due.items():
         pending = amount - st.returned_log.get(p, 0)
         if pending > 0:
             out[p] = out.get(p, 0) + pending
     return out
 
 
-def pots_in_progress(contributions: dict[str, int], bets: dict[str, int], order: list[str],
+def pots_in_progress(contributions: dict[str, int], uncalled: dict[str, int], order: list[str],
                      folded: set[str] | tuple[str, ...], all_in: set[str] | frozenset[str],
                      dead: int) -> list[Pot]:
-    """The pots as they stand (what the dispute page's felt and step list and the live table draw): the chips in
-    the middle, without the bets still in front of their players (they join the pots when the round ends), in a
-    main pot and a side pot above each level a player still in went all-in at. Nobody all-in: one pot, however
-    unequal the bets (TDA 21: side pots come from all-ins only)."""
+    """The pots as they stand (what the dispute page's felt and step list and the live table draw): every chip
+    put in but those nobody has called yet (``uncalled``, ``in_front``: they stay a bet in front of their player
+    until called or returned), in a main pot and a side pot above each level a player still in went all-in at.
+    Nobody all-in: one pot, however unequal the bets (TDA 21: side pots come from all-ins only)."""
     middle: dict[str, int] = {}
     for p, c in contributions.items():
-        rest = c - bets.get(p, 0)
+        rest = c - uncalled.get(p, 0)
         if rest > 0:
             middle[p] = rest
     live = [p for p in order if p not in folded]
