@@ -336,7 +336,8 @@ def pots_in_progress(contributions: dict[str, int], uncalled: dict[str, int], or
     below = 0
     for level in sorted({middle[p] for p in live if p in all_in and p in middle}):
         amount = sum((c if c < level else level) - below for c in middle.values() if c > below)
-        out.append((amount, tuple(p for p in live if middle.get(p, 0) >= level)))
+        # (a player still able to bet may yet call up to any level; one all-in only up to his own)
+        out.append((amount, tuple(p for p in live if p not in all_in or middle.get(p, 0) >= level)))
         below = level
     rest = sum(c - below for c in middle.values() if c > below)
     if rest or not out:
