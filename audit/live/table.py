@@ -29,12 +29,12 @@ from typing import Any, Final
 
 from audit.dialects.dispatch import parse_block
 from audit.engine.deal import checks_not_made
-from audit.engine.legal import Legal, legal_now, settles_unchallenged
+from audit.engine.legal import Legal, legal_now
 from audit.engine.result import HandResult
 from audit.engine.session import next_button
 from audit.engine.settle import finish, redeal_due
 from audit.engine.showdown import best_hands
-from audit.engine.state import HandState, next_to_draw, pots_in_progress, table_now, in_front
+from audit.engine.state import HandState, in_front, next_to_draw, pots_in_progress, table_now
 from audit.engine.streets import follow, start
 from audit.findings import Finding
 from audit.live.actions import BY_NAME, ENTRY_FIELDS
