@@ -11,13 +11,14 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import FileResponse, RedirectResponse
 
-from audit.live import EntryError, Refusal, StaleVersion
+from audit.live import EntryError, Refusal, StaleVersion, Table
 from audit.live.actions import BY_NAME
 from audit.serve.deps import page_club
 from audit.serve.routers.pages import lang_of, message_page, render
 from audit.serve.routers.tables import (
-    _list_tables, add_entry, close_table, open_table, state_of, tables_of, undo_entry,
+    add_entry, close_table, open_table, state_of, tables_listed, tables_of, undo_entry,
 )
+from audit.serve.service import slow
 from audit.words import say
 
 router = APIRouter()
@@ -33,6 +34,12 @@ async def _form(request: Request) -> dict[str, str]:
     except Exception:
         return {}
     return {k: str(v) for k, v in form.items()}
+
+
+@slow
+def page_state(table: Table) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The table's state and, once closed, its verdict (in the club's turn of the explanations pool)."""
+    return table.state(), table.verdict() if table.closed else None
 
 
 def refusal_words(exc: Refusal, lang: str) -> str:
@@ -56,7 +63,7 @@ async def _tables_page(request: Request, club: str, problem: str | None = None, 
     lang = lang_of(request)
     tables = tables_of(request)
     await tables.ensure_tables()
-    listed = await tables.service.in_thread(_list_tables, tables.service, club)
+    listed = await tables.service.in_thread(tables_listed, tables.service, club)
     return render(request, "tables.html", say("table.title", lang), status, club=club, tables=listed,
                   profiles=PROFILES_AT_TABLE, rows=range(1, SEAT_ROWS + 1), problem=problem, given=given or {})
 
@@ -91,13 +98,12 @@ async def table_page(request: Request, table_id: str, club: str = Depends(page_c
 async def _table_page(request: Request, club: str, table_id: str, problem: str | None = None,
                       status: int = 200, verdict: dict[str, Any] | None = None) -> Any:
     from audit.serve.disputes import finding_sentence
-    from audit.serve.routers.tables import _page
 
     lang = lang_of(request)
     tables = tables_of(request)
     try:
         async with tables.locked(club, table_id) as held:
-            state, closed_verdict = await tables.service.in_thread(_page, held.table)
+            state, closed_verdict = await tables.service.in_thread(page_state, held.table)
     except HTTPException as exc:
         if exc.status_code != 404:
             raise

@@ -191,7 +191,8 @@ def _read_table(service: Service, club: str, table_id: str) -> tuple[dict[str, A
     return live_rows.read_table(service.db.cursor(), club, table_id)
 
 
-def _list_tables(service: Service, club: str) -> list[dict[str, Any]]:
+def tables_listed(service: Service, club: str) -> list[dict[str, Any]]:
+    """The club's tables, newest first (a quick read)."""
     return live_rows.list_tables(service.db.cursor(), club)
 
 
@@ -281,11 +282,6 @@ def _closed(table: Table) -> tuple[dict[str, Any], dict[str, Any]]:
 @slow
 def _state(table: Table) -> dict[str, Any]:
     return table.state()
-
-
-@slow
-def _page(table: Table) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    return table.state(), table.verdict() if table.closed else None
 
 
 @slow
@@ -405,7 +401,7 @@ async def listed(request: Request, club: str = Depends(api_club)) -> list[dict[s
     """The club's tables, newest first."""
     tables = tables_of(request)
     await tables.ensure_tables()
-    return await tables.service.in_thread(_list_tables, tables.service, club)
+    return await tables.service.in_thread(tables_listed, tables.service, club)
 
 
 @router.get(API + "/{table_id}", tags=["tables"], responses=refusals(401, 403, 404))
