@@ -211,3 +211,38 @@ def test_an_entry_reads_the_hand_once_and_follows_only_its_new_line(monkeypatch:
     enter(t, ("Beto", "call"))
     t.state()
     assert len(parses) == 1 and len(follows) == 1  # (today's table read and replayed the hand four times)
+
+
+SIZE_RULES = {"BET_UNIT", "RAISE_BELOW_MIN", "BET_BELOW_MIN", "BET_OVER_POT", "BET_FIXED_SIZE", "RAISE_CAP",
+              "RAISE_NOT_REOPENED", "ACTION_NOT_ALLOWED", "ACTION_OUT_OF_TURN"}
+
+
+@pytest.mark.parametrize("profile,options", [
+    ("qdan", {}), ("home-open", {}), ("stripped32", {"parole": "no", "betting": "pot-limit"}),
+    ("stripped32", {"parole": "no", "betting": "fixed-limit", "raise-cap": "4"}),
+], ids=["qdan", "home-open", "pot-limit", "fixed-limit"])
+def test_every_amount_the_table_offers_is_clean(profile: str, options: dict[str, str]) -> None:
+    """At every bet or raise of simulated sessions: the minimum, half the pot, the pot and the all-in the table
+    offers, each entered for the player to act (then taken back), break no betting rule."""
+    from audit.profile import load_profile
+    from audit.simulate import simulate_sessions
+    from livehelp import session_plan
+
+    prof = load_profile(profile).with_options(list(options.items()))
+    offered = 0
+    for seed in (1, 2):
+        plan = session_plan(simulate_sessions(profile, 1, seed, list(options.items())), prof, options)
+        table = Table(TableConfig.from_request(plan.table, "sim", "2026/12/03 21:00:00"))
+        for hand in plan.hands:
+            for planned in hand:
+                state = table.state()
+                allowed = state["allowed"]
+                verb = next((a for a in ("bet", "raise") if a in allowed["actions"]), None)
+                amounts = {allowed[k] for k in ("min_to", "half_pot_to", "pot_to", "all_in_to")} - {None}
+                for to in sorted(amounts) if verb else ():
+                    found = table.apply({"player": state["to_act"], "action": verb, "to": to})
+                    assert not {f.rule for f in found} & SIZE_RULES, (verb, to, allowed, found)
+                    table.undo()
+                    offered += 1
+                table.apply(planned.entry)
+    assert offered > 30
