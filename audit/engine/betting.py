@@ -193,7 +193,7 @@ def check_raise(st: HandState, a: Action, rnd: BettingRound, judged: bool = Fals
                          ("full_amount", rnd.full)),
                         player=p, expected=f"call {rnd.to_call(p)} or fold", actual=f"raise to {to}")
     elif increment < rnd.min_increment() and not all_in and increment > 0 and betting(st) != "fixed-limit":
-        least = rnd.min_increment()
+        least = rnd.min_increment()  # (the full increment up to a whole bet unit)
         found = finding(st, Rule.RAISE_BELOW_MIN, a.line, "raise",
                         (("player", p), ("to_amount", to), ("increment_amount", increment), ("bet_amount", faced),
                          ("full_amount", least), ("min_to_amount", faced + least)),
