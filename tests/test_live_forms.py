@@ -199,3 +199,13 @@ def test_spanish_pot_bars_and_the_close_saying_who_owes_whom(client: TestClient)
     assert r.status_code == 200 and "Quién debe a quién" in r.text and "Beto debe 1 ficha a Ana." in r.text
     verdict = client.post(f"/api/v1/tables/{tid}/close").json()
     assert verdict["owes"] == [{"from": "Beto", "to": "Ana", "chips": 1}]
+
+
+def test_under_pot_limit_the_pot_button_is_the_largest_raise(client: TestClient) -> None:
+    tid = client.post("/api/v1/tables", json={"name": "Mesa", "profile": "stripped32", "seats": SEATS, "button": 3,
+                                              "options": {"betting": "pot-limit", "parole": "no"}}).json()["id"]
+    state = client.get(f"/api/v1/tables/{tid}").json()
+    allowed = state["allowed"]  # Carla after the blinds of 1 and 2: the pot after her call is 5, to 2 + 5 = 7
+    assert (state["to_act"], allowed["pot_to"], allowed["max_to"], allowed["all_in_to"]) == ("Carla", 7, 7, None)
+    labels = re.findall(r'value="raise:(\d+)">[^<]*<small>([^<]*)</small>', client.get(f"/tables/{tid}").text)
+    assert labels == [("4", "minimum"), ("7", "pot")]  # half the pot, 2 + 2 = 4, is the minimum

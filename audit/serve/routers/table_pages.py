@@ -171,7 +171,7 @@ def table_view(state: dict[str, Any], lang: str) -> dict[str, Any]:
         low, high = allowed["min_to"], allowed["max_to"]
         all_in = allowed.get("all_in_to")
         choices = [("minimum", low), ("half_pot", allowed.get("half_pot_to")), ("pot", allowed.get("pot_to")),
-                   ("all_in", all_in), ("pot", high)]
+                   ("all_in", all_in)]
         seen: set[int] = set()
         for word, amount in choices:
             if type(amount) is not int or amount in seen or amount <= 0:
