@@ -130,6 +130,8 @@ def test_a_seat_opened_off_the_starting_stack_is_said_when_the_table_opens() -> 
     found = [(f["rule"], f["player"]) for f in t.state()["findings"]]
     assert found == [("STACK_CONTINUITY", "Carla")]
     assert enter(t, ("Ana", "check")) == []  # said once, not again at the next entry
+    assert enter(t, ("Beto", "bet", 4), ("Carla", "fold"), ("Ana", "fold")) == []  # nor when the hand ends
+    assert [f["rule"] for f in t.state()["last_hand"]["findings"]] == ["STACK_CONTINUITY"]  # the hand keeps it
     assert open_table("home-open", (100, 100, 100)).state()["findings"] == []
 
 
