@@ -19,7 +19,9 @@ An entry costs the same in the first hand as in the thousandth: the hands played
 the table keeps what the audit of the whole log knows after them (the line the next hand starts at, the
 session's state, ``audit.pipeline.FileContext``) and reads and judges only the hand in play, with the file line
 numbers and the session findings the whole log's audit gives it. The engine's state of the hand in play is kept
-between entries: an entry reads the hand once more and follows only its new lines (``bench/live.py``).
+between entries: an entry reads the hand once more and follows only its new lines (``PYTHONPATH=.
+.venv/bin/python bench/live.py --repeat 40``: the 10th entry and its state 0.08 ms, the 1,000th 0.10 ms, the
+hand read once and one line followed, where the hand was read and replayed four times, 43 to 75 lines).
 """
 
 from __future__ import annotations
