@@ -14,7 +14,7 @@ NATIVE_SOURCES := $(shell find audit -name '*.py') hatch_build.py
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,serve,watch,dask]'
+	$(BIN)/python -m pip install -q -e '.[test,serve,watch,dask,docs]'
 	touch $(STAMP)
 
 # The hot modules compiled to C with mypyc, in place (about twice the speed); rebuilt when a source changes.
@@ -60,6 +60,7 @@ $(BROWSER_STAMP): scripts/install-browser.sh
 test: $(STAMP) $(NATIVE) $(BYTECODE) $(BROWSER_STAMP)
 	$(BIN)/python -m pytest -q
 	$(BIN)/mypy
+	$(MAKE) docs
 
 demo: $(STAMP) $(NATIVE) $(BYTECODE)
 	bash bench/demo.sh
@@ -74,6 +75,20 @@ serve: $(STAMP) $(NATIVE) $(BYTECODE)
 
 bench: $(STAMP) $(NATIVE) $(BYTECODE)
 	$(BIN)/python bench/parse.py
+
+# The documentation site, docs/ -> docs/_build/html (warnings are errors: a broken link or reference fails).
+# docs-reference writes the reference pages made from the code again (a test says when they are stale);
+# docs-serve builds the site and serves it on http://127.0.0.1:8001 (DOCS_PORT=...) until Ctrl-C.
+.PHONY: docs docs-serve docs-reference
+DOCS_PORT ?= 8001
+docs: $(STAMP)
+	$(BIN)/sphinx-build -E -q -W --keep-going -n -b html docs docs/_build/html
+
+docs-reference: $(STAMP)
+	$(BIN)/python scripts/docs_reference.py
+
+docs-serve: docs
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory docs/_build/html $(DOCS_PORT)
 
 clean:
 	rm -rf $(VENV) demo-out build audit/*.so audit/dialects/*.so audit/engine/*.so audit/store/*.so $(NATIVE)

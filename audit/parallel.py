@@ -24,7 +24,6 @@ import os
 import re
 import stat
 import sys
-from collections import deque
 from collections.abc import Iterator
 from functools import lru_cache
 from types import TracebackType
@@ -35,13 +34,11 @@ from audit.findings import Finding
 from audit.pipeline import Audited, audit_blocks, audit_file
 from audit.profile import Profile
 from audit.read import read_part_blocks
-from audit.workers import WorkerDied, cores, fork_workers, how_it_ended, ready, start_workers, stop_workers
+from audit.workers import WorkerPool, answer_tasks, cores, may_fork
 
 CHUNK_BYTES = 256 * 1024
 """A task's size: a long file is cut about every this many bytes, small files are grouped up to it."""
 MAX_FILES_PER_TASK = 256
-PREFETCH = 2
-"""Tasks a worker holds at once: the one it works on, and the next."""
 MAX_JOBS = 64
 HEAD_BYTES = 4096
 """The first bytes of a file, read whole by its first part (as the reader sniffs the encoding from them)."""
@@ -305,124 +302,42 @@ def _worker_main(conn: Any, profile: Profile | tuple[str, str, tuple[tuple[str, 
     if isinstance(profile, tuple):  # spawned: the profile came as its parameters
         from audit.profile import rebuild_profile
         profile = rebuild_profile(*profile)
-    while True:
-        try:
-            task = conn.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            conn.send_bytes(_payload(audit_task(task, profile)))
-        except OSError:  # the main process is gone
-            return
+    checked_profile = profile
+    answer_tasks(conn, lambda task: _payload(audit_task(task, checked_profile)))
 
 
-def _death(part: Part, exitcode: int | None) -> str:
-    how = how_it_ended(exitcode)
-    where = f"{part.path} (from line {part.first_line})" if part.first_line > 1 else part.path
-    return (f"the worker process checking {where} ended without finishing it: {how}. Run the check again "
-            "(with fewer --jobs if memory is short)")
+def _task_name(task: Task) -> str:
+    """A task as the sentence of a worker that died names it: its first part."""
+    part = task[0]
+    return f"{part.path} (from line {part.first_line})" if part.first_line > 1 else part.path
 
 
-class _Pool:
-    """Worker processes, each answering over a pipe, one task at a time."""
+Pool = WorkerPool[Task, list[PartResult]]
 
-    def __init__(self, workers: int, profile: Profile) -> None:
-        import threading
 
+def start_pool(workers: int, profile: Profile) -> Pool:
+    """``workers`` processes that audit tasks. Forked, they start at once with everything imported and the
+    grammar's tables loaded (check holds no database or thread pool a fork would copy half-locked); spawned when
+    threads run or fork is missing (``may_fork``), the profile sent as its parameters."""
+    fork = may_fork()
+    arg: Any = profile
+    if fork:
         from audit.dialects.house import house_line_parser
 
-        # forked: the workers start at once with everything imported and the grammar's tables loaded (check
-        # holds no database or thread pool a fork would copy half-locked); spawned (multiprocessing) when threads
-        # run or fork is missing
-        fork = threading.active_count() == 1 and hasattr(os, "fork")
-        if not fork:
-            import multiprocessing
-
-            self.procs, self.conns = start_workers(multiprocessing.get_context("spawn"), workers, _worker_main,
-                                                   (profile.name, profile.description, profile.params))
-            return
         house_line_parser()
-        self.procs, self.conns = fork_workers(workers, _worker_main, profile)
+    else:
+        arg = (profile.name, profile.description, profile.params)
+    return WorkerPool(workers, _worker_main, arg, fork=fork, name_of=_task_name,
+                      then=". Run the check again (with fewer --jobs if memory is short)")
 
-    def run(self, tasks: Iterator[Task], ahead: int) -> Iterator[tuple[Task, list[PartResult] | None]]:
-        """Each task with its results, in plan order; ``None`` for a task the caller reads itself (``here``).
-        At most ``ahead`` tasks are out or waiting. A worker that dies: the tasks before its task, then
-        ``WorkerDied``."""
-        import pickle
 
-        order: dict[int, Task] = {}
-        results: dict[int, list[PartResult] | None] = {}
-        waiting: deque[int] = deque()  # task numbers planned, not yet sent
-        busy: dict[int, deque[int]] = {}  # worker -> the task numbers sent to it, oldest first
-        deaths: dict[int, str] = {}
-        live = list(range(len(self.procs)))
-        planned = done = 0
-        more = True
+_READ_HERE: list[PartResult] = []
+"""The answer of a task the main process reads itself (``Part.here``) when its turn comes: never a worker's,
+whose answer holds a result per part."""
 
-        def send_waiting() -> None:
-            # a second task waits in a worker's pipe while it works on its first (no pause for the round trip),
-            # unless too few are left to keep every worker busy to the end
-            for depth in (1, PREFETCH):
-                for w in live:
-                    sent = busy.setdefault(w, deque())
-                    if waiting and not deaths and len(sent) < depth and (depth == 1 or len(waiting) > len(live)):
-                        number = waiting.popleft()
-                        sent.append(number)
-                        try:
-                            self.conns[w].send(order[number])
-                        except OSError:
-                            pass  # the worker is gone: its sentinel says so below
-                    if not sent:
-                        del busy[w]
 
-        while True:
-            # each task goes out as soon as it is planned: planning the next may mean reading the file further
-            # (the first tasks were planned before the workers started: they go out at once)
-            send_waiting()
-            while more and not deaths and planned - done < ahead:
-                task = next(tasks, None)
-                if task is None:
-                    more = False
-                    break
-                order[planned] = task
-                if task[0].here:
-                    results[planned] = None
-                else:
-                    waiting.append(planned)
-                planned += 1
-                send_waiting()
-            while done in results or done in deaths:
-                if done in deaths:
-                    raise WorkerDied(deaths[done])
-                yield order.pop(done), results.pop(done)
-                done += 1
-            if not busy:
-                if (not more or deaths) and done == planned and not waiting:
-                    return
-                if not live:  # pragma: no cover - every worker died with no task of its own
-                    raise WorkerDied("every worker process ended; run the check again with --jobs 1")
-                continue
-            now = ready([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])
-            for w in list(busy):
-                conn = self.conns[w]
-                sent = busy[w]
-                try:
-                    while sent and (conn in now or conn.poll()):
-                        now = [r for r in now if r is not conn]
-                        results[sent.popleft()] = pickle.loads(conn.recv_bytes())
-                except (EOFError, OSError):
-                    pass
-                if not sent:
-                    del busy[w]
-                elif self.procs[w].sentinel in now or not self.procs[w].is_alive():
-                    del busy[w]
-                    live.remove(w)
-                    self.procs[w].join(timeout=5)  # its exit status
-                    deaths[sent[0]] = _death(order[sent[0]][0], self.procs[w].exitcode)
-
-    def close(self) -> None:
-        """Stop every worker (they hold nothing to save) and wait for them."""
-        stop_workers(self.procs, self.conns)
+def _read_here(task: Task) -> list[PartResult] | None:
+    return _READ_HERE if task[0].here else None
 
 
 # ---------------------------------------------------------------------------------------------- in order
@@ -439,7 +354,7 @@ class CheckedFiles:
         self.jobs = max(1, min(jobs, MAX_JOBS))
         self.notices = notices if notices is not None else []
         self.chunk_bytes = chunk_bytes
-        self.pool: _Pool | None = None
+        self.pool: Pool | None = None
 
     def __enter__(self) -> CheckedFiles:
         return self
@@ -463,17 +378,17 @@ class CheckedFiles:
                     break
             workers = min(self.jobs, sum(1 for t in first if not t[0].here))
             if workers > 1:
-                self.pool = _Pool(workers, self.profile)
-                stream = self._parts(self.pool.run(_chain(first, tasks), ahead=4 * self.jobs))
+                self.pool = start_pool(workers, self.profile)
+                stream = self._parts(self.pool.run(_chain(first, tasks), ahead=4 * self.jobs, local=_read_here))
                 for index, file in enumerate(self.files):
                     yield file, _file_items(index, stream)
                 return
         for file in self.files:
             yield file, checked(audit_file(file, self.profile, notices=self.notices))
 
-    def _parts(self, results: Iterator[tuple[Task, list[PartResult] | None]]) -> Iterator[tuple[Part, Iterator[Checked]]]:
+    def _parts(self, results: Iterator[tuple[Task, list[PartResult]]]) -> Iterator[tuple[Part, Iterator[Checked]]]:
         for task, got in results:
-            if got is None:
+            if got is _READ_HERE:
                 part = task[0]
                 yield part, checked(audit_file(part.path, self.profile, notices=self.notices))
                 continue

@@ -109,7 +109,8 @@ class Rule(str, Enum):
            "A stated hand description does not match the cards.")
     POT_WINNER = ("POT_WINNER", "violation",
            "A pot went to someone not holding the best hand among its eligible players, or not eligible, or (two "
-           "or more at the show down) to a player who never showed.")
+           "or more at the show down) to a player who never showed, or a tied best hand did not receive its "
+           "share.")
     POT_AMOUNT = ("POT_AMOUNT", "violation",
            "Amounts collected differ from the pots built from the contributions.")
     ODD_CHIP = ("ODD_CHIP", "violation",

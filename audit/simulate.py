@@ -106,6 +106,7 @@ class _Round:
     fixed: bool = False  # fixed limit: ``full`` is the round's bet size
     full_to: int = 0  # fixed limit: the level of the last bet that counts as full (a blind counts)
     counted: int = 0  # fixed limit: bets and raises toward the cap (the largest blind is the first)
+    began_with: int = 0  # players able to bet when the round began (a cap 'none heads-up' counts them)
     nobody_to_act: bool = False  # the forced bets left at most one player able to bet: nobody acts, nobody checks
 
     def to_call(self, p: str) -> int:
@@ -437,6 +438,7 @@ class _Hand:
             self.settle_uncalled(rnd)
             return
         rnd.pending = set(able)
+        rnd.began_with = len(able)
         actor: str | None = next(p for p in self.clockwise_from(self.round_start(street)) if p in rnd.pending)
         if street == "second" and self.prof.parole and len(able) >= 2 and self.rng.random() < PAROLE_RATE:
             if actor is not None and self.parole(actor):
@@ -603,6 +605,10 @@ class _Hand:
                     self.stats["half_bet_all_in"] += 1
                 if rnd.counted == self.prof.raise_cap:
                     self.stats["capped"] += 1
+                    if rnd.began_with > 2 and sum(1 for q in self.order if self.can_act(q)) <= 2:
+                        self.stats["capped_after_folds"] += 1
+                elif self.prof.raise_cap is not None and rnd.counted > self.prof.raise_cap:
+                    self.stats["past_cap_heads_up"] += 1
         else:
             full = increment >= rnd.full
             if full:
@@ -675,7 +681,9 @@ class _Hand:
         if not rnd.may_raise(p):
             return False
         cap = self.prof.raise_cap
-        if rnd.fixed and cap is not None and (self.prof.raise_cap_heads_up or len(self.live()) != 2):
+        # "none heads-up" (RULES.md, site logs): only a round that began with two players able to bet is uncapped;
+        # one that began with more stays capped when folds leave two
+        if rnd.fixed and cap is not None and (self.prof.raise_cap_heads_up or rnd.began_with > 2):
             return rnd.counted < cap
         return True
 

@@ -1,23 +1,27 @@
-"""Worker processes that answer over pipes, shared by ``audit check --jobs`` (``audit.parallel``) and ``audit
-ingest --workers`` and the lake (``audit.store.ingest``): how many cores there are, starting the workers with
-Ctrl-C ignored (the main process stops them, so no worker prints a traceback of its own), stopping them, and
-saying in plain words how one ended without answering.
+"""The one worker pool under every command that fans out: ``audit check --jobs`` (``audit.parallel``), ``audit
+ingest --workers`` (``audit.store.ingest``) and the lake (``audit.lake.run``).
 
-Two ways to start them: ``start_workers``, with a ``multiprocessing`` context (fork or spawn); and
-``fork_workers``, plain ``os.fork`` and pipes, for ``audit check``, whose start-up is part of every check (the
-``multiprocessing`` machinery cost it about 12 ms before the first worker had its first task). Both give
-processes and pipe ends used the same way (``send``/``recv``/``send_bytes``/``recv_bytes``/``poll``, a
-``sentinel`` readable once the process is gone, ``is_alive``/``join``/``exitcode``/``terminate``/``kill``), and
-``ready`` waits for any of them.
+``WorkerPool`` sends tasks to worker processes, each answering over a pipe, and gives their answers back in the
+order the tasks came: a worker holds the task it works on and the next one (``PREFETCH``), and at most ``ahead``
+tasks are out at once. A worker that ends without answering (the out-of-memory killer, ``kill -9``) is noticed at
+once, where a ``multiprocessing.Pool`` would wait for it forever: the answers before its first unfinished task are
+still given, then ``WorkerDied`` names that task, in one sentence for every command (``died``).
+
+Two ways to start the workers: forked (``fork_workers``: plain ``os.fork`` and pipes; they start at once with
+everything this process imported, which ``audit check`` needs: the ``multiprocessing`` machinery cost it about
+12 ms before the first worker had its first task), or spawned (``start_workers``, a ``multiprocessing`` context),
+each a fresh interpreter, for a process that must not be forked (``may_fork``). Either way the workers ignore
+Ctrl-C from their first step: the main process stops them, so no worker prints a traceback of its own.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from audit.errors import AuditError
 
@@ -283,3 +287,179 @@ def how_it_ended(exitcode: int | None) -> str:
     elif exitcode:
         how = f"it stopped with status {exitcode}"
     return how
+
+
+def may_fork() -> bool:
+    """Whether this process may fork its workers: it runs one thread and has loaded neither DuckDB nor Arrow (a
+    fork copies their locks and thread pools half-held). Otherwise they are spawned."""
+    import threading
+
+    return (hasattr(os, "fork") and threading.active_count() == 1
+            and not any(name in sys.modules for name in ("duckdb", "pyarrow")))
+
+
+def pickled(answer: object) -> bytes:
+    """An answer as a worker sends it."""
+    import pickle
+
+    return pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+
+
+def answer_tasks(conn: Any, work: Callable[[Any], bytes]) -> None:
+    """A worker's loop: each task the main process sends, answered with ``work(task)`` (the answer's bytes, e.g.
+    ``pickled``), one at a time, until the pipe closes."""
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        answer = work(task)
+        try:
+            conn.send_bytes(answer)
+        except OSError:  # the main process is gone: nobody to answer
+            return
+
+
+def died_message(name: str, exitcode: int | None, then: str) -> str:
+    """The one sentence for a worker that ended without answering, whichever command ran it: what it was auditing
+    (``name``), how it ended, and ``then``, what the command's user does next."""
+    return f"the worker process auditing {name} ended without finishing it: {how_it_ended(exitcode)}{then}"
+
+
+PREFETCH = 2
+"""Tasks a worker holds at once: the one it works on, and the next, which waits in its pipe (no pause for the
+round trip between two tasks)."""
+
+Task = TypeVar("Task")
+Answer = TypeVar("Answer")
+
+
+class WorkerPool(Generic[Task, Answer]):
+    """Worker processes, each running ``worker(pipe end, arg)`` (a setup, then ``answer_tasks``), given tasks and
+    giving their answers back in task order.
+
+    ``fork``: forked from this process (``may_fork`` must hold), else spawned. ``name_of(task)`` names a task in
+    the sentence of a worker that died (``died_message``), ``then`` ends it."""
+
+    def __init__(self, count: int, worker: Callable[[Any, Any], None], arg: Any, *, fork: bool,
+                 name_of: Callable[[Task], str], then: str) -> None:
+        if fork:
+            self.procs, self.conns = fork_workers(count, worker, arg)
+        else:
+            import multiprocessing
+
+            self.procs, self.conns = start_workers(multiprocessing.get_context("spawn"), count, worker, arg)
+        self.name_of = name_of
+        self.then = then
+        self.submit(())
+
+    def run(self, tasks: Iterable[Task], ahead: int,
+            local: Callable[[Task], Answer | None] | None = None) -> Iterator[tuple[Task, Answer]]:
+        """Each task with its answer, in task order (``submit``, then ``results``)."""
+        self.submit(tasks, ahead, local)
+        return self.results()
+
+    def submit(self, tasks: Iterable[Task], ahead: int = 1,
+               local: Callable[[Task], Answer | None] | None = None) -> None:
+        """Take ``tasks`` and send the workers their first ones now (``results`` sends the rest): they start while
+        this process does something else. ``tasks`` is read as the workers need more (planning the next may mean
+        reading a file further), at most ``ahead`` tasks ahead of the answers given. A task for which ``local``
+        gives an answer is not sent: that answer is given in its turn (a task the caller does itself)."""
+        self._tasks = iter(tasks)
+        self._ahead = ahead
+        self._local = local
+        self._order: dict[int, Task] = {}
+        self._answers: dict[int, Answer] = {}
+        self._waiting: deque[int] = deque()  # task numbers taken, not yet sent
+        self._sent: dict[int, deque[int]] = {w: deque() for w in range(len(self.procs))}  # oldest first
+        self._live = list(range(len(self.procs)))
+        self._death: tuple[int, str] | None = None  # the first task whose worker died, and the sentence
+        self._taken = self._given = 0
+        self._more = True
+        self._take()
+
+    def _take(self) -> None:
+        """Send what can go now, taking tasks while fewer than ``ahead`` are out: each goes out as soon as it is
+        taken."""
+        self._send()
+        while self._more and self._death is None and self._taken - self._given < self._ahead:
+            task = next(self._tasks, None)
+            if task is None:
+                self._more = False
+                return
+            number = self._taken
+            self._order[number] = task
+            answer = self._local(task) if self._local is not None else None
+            if answer is None:
+                self._waiting.append(number)
+            else:
+                self._answers[number] = answer
+            self._taken += 1
+            self._send()
+
+    def _send(self) -> None:
+        """Tasks to the workers holding fewer than ``PREFETCH``: every worker its first before any its second, and
+        a second only while more tasks are left than workers (at the end, a task waiting behind another could have
+        gone to a worker left idle)."""
+        waiting, live = self._waiting, self._live
+        for depth in range(1, PREFETCH + 1):
+            for w in live:
+                sent = self._sent[w]
+                if (waiting and self._death is None and len(sent) < depth
+                        and (depth == 1 or self._more or len(waiting) > len(live))):
+                    number = waiting.popleft()
+                    sent.append(number)
+                    try:
+                        self.conns[w].send(self._order[number])
+                    except OSError:
+                        pass  # the worker is gone: its sentinel says so in ``results``
+
+    def results(self) -> Iterator[tuple[Task, Answer]]:
+        """The answers of the tasks ``submit`` took, in task order. When a worker dies, the answers before its first
+        unfinished task are still given, then ``WorkerDied`` names that task.
+
+        The tasks to send are sent before each answer is given: the caller works between answers (prints, writes
+        the database), and a worker that waited for its next task meanwhile would sit idle."""
+        while True:
+            self._take()
+            while self._given in self._answers or (self._death is not None and self._given == self._death[0]):
+                if self._death is not None and self._given == self._death[0]:
+                    raise WorkerDied(self._death[1])
+                number = self._given
+                self._given += 1
+                self._take()
+                yield self._order.pop(number), self._answers.pop(number)
+            busy = [w for w in self._live if self._sent[w]]
+            if not busy:
+                if not self._waiting and (not self._more or self._death is not None) and self._given == self._taken:
+                    return
+                if not self._live:  # pragma: no cover - every worker died with no task of its own
+                    raise WorkerDied(f"every worker process ended{self.then}")
+                continue
+            self._collect(busy)
+
+    def _collect(self, busy: list[int]) -> None:
+        """Wait until a busy worker answers or ends; take every answer that came, and note a worker that died."""
+        import pickle
+
+        now = ready([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])
+        for w in busy:
+            conn, sent = self.conns[w], self._sent[w]
+            try:
+                while sent and (conn in now or conn.poll()):
+                    now = [r for r in now if r is not conn]
+                    self._answers[sent.popleft()] = pickle.loads(conn.recv_bytes())
+            except (EOFError, OSError):
+                pass
+            if sent and (self.procs[w].sentinel in now or not self.procs[w].is_alive()):
+                first = sent[0]
+                sent.clear()
+                self._live.remove(w)
+                self.procs[w].join(timeout=5)  # its exit status
+                if self._death is None or first < self._death[0]:
+                    self._death = (first, died_message(self.name_of(self._order[first]), self.procs[w].exitcode,
+                                                       self.then))
+
+    def close(self) -> None:
+        """Stop every worker (they hold nothing that needs saving) and wait for them."""
+        stop_workers(self.procs, self.conns)

@@ -25,7 +25,7 @@ cycle of them and each forced run takes the next one to three (of different opti
 every profile, and over the run every profile meets every option value (a value comes round every ~58 inputs;
 the summary prints the fewest times any profile met any value) and a wide spread of pairs and triples of them.
 ``--every-option`` audits each input under each profile with each value alone instead (409 audits an input,
-17 times the cost of the rotation: see the README's "Speed"); every combination of values is beyond counting.
+17 times the cost of the rotation: see docs/explanation/performance.md); every combination of values is beyond counting.
 
 **Ingest (``--ingest``).** Each input goes once through the CLI's ingest path: ``audit.store.ingest.audit_file_rows``
 (read, parse, replay, session checks and the Arrow rows built for DuckDB) under a profile and one to three
@@ -45,7 +45,8 @@ and the ``--repro`` command), one input per distinct site; inputs taking over a 
 slowest of its audits) are kept as ``slow-…``.
 
 N defaults to 1,000,000. ``--minutes`` stops early after that many minutes (the count run is printed).
-Prints the rate and the counts as it goes, and at the end one summary line with what the README quotes:
+Prints the rate and the counts as it goes, and at the end one summary line with what the docs quote
+(docs/explanation/performance.md):
 inputs, seconds, inputs/s, CPU seconds and inputs per CPU second, audits run, crashes, engine stops (and under
 ``--ingest`` the numbers too wide for the store), slow inputs and the peak memory of a worker; then the fewest
 times a profile met an option value, and each crash site with its count. Exit status 1 when anything crashed,

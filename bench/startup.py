@@ -1,4 +1,5 @@
-"""What the start of ``audit check`` is made of: the part of a command no worker can share (see README "Speed").
+"""What the start of ``audit check`` is made of: the part of a command no worker can share (see
+docs/explanation/performance.md).
 
     .venv/bin/python bench/startup.py [--rounds 25]
 

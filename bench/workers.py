@@ -1,4 +1,5 @@
-"""Where ``audit check --jobs 2``'s time goes beside ``--jobs 1``'s, on a simulated corpus (see README "Speed").
+"""Where ``audit check --jobs 2``'s time goes beside ``--jobs 1``'s, on a simulated corpus (see
+docs/explanation/performance.md).
 
     .venv/bin/python bench/workers.py [--hands 20000] [--seed 1] [--repeat 5]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections import Counter
 import sys
 from pathlib import Path
 from typing import Any
@@ -76,3 +77,25 @@ def verdict(case: Path) -> str:
     """Run and judge one case."""
     expect = expectation(case)
     return judge(expect, run_check(case, expect.get("profile")))
+
+
+def check_case(case: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run ``case`` through the CLI under its expectation's profile and assert that the findings meet it
+    (``judge``, and ``banned_in_clean`` for a clean case): the expectation and the findings, for what a test
+    checks beyond that."""
+    expect = expectation(case)
+    found = run_check(case, expect.get("profile"))
+    wrong = judge(expect, found) or banned_in_clean(expect, found)
+    assert not wrong, f"{case.name}: {wrong}\nfindings:\n{describe(found)}"
+    return expect, found
+
+
+def simulated_sessions(sim: Any, sessions: int) -> tuple[str, Counter[str]]:
+    """The log of the first ``sessions`` sessions of an ``audit.simulate.Simulator`` and their stats summed."""
+    stats: Counter[str] = Counter()
+    texts = []
+    for index in range(sessions):
+        session = sim.session(index)
+        texts.append(session.text)
+        stats += session.stats
+    return "\n".join(texts), stats

@@ -111,6 +111,12 @@ def chips_put_in(hand: Hand) -> int:
     return put
 
 
+WORKER_KILLED = (r"audit: the worker process auditing (\S+) ended without finishing it: it was killed "
+                 r"\(SIGKILL, perhaps for lack of memory\)")
+"""The one sentence of a worker killed under ``check``, ``ingest`` or the lake (``audit.workers.died_message``),
+up to what the command's user does next; the group is the file it was auditing."""
+
+
 def children(pid: int) -> list[int]:
     """Process ids whose parent is ``pid`` (from /proc)."""
     out = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -26,7 +27,7 @@ from audit.lake.query import open_lake_store
 from audit.store import Store
 from audit.store.reports import load_reports
 from audit.store.schema import SCHEMA
-from conftest import AUDIT, SHARED, needs_shared
+from conftest import AUDIT, SHARED, WORKER_KILLED, needs_shared
 
 CASES = SHARED / "cases"
 REAL = SHARED / "real-hands"
@@ -257,6 +258,36 @@ def test_a_killed_worker_gives_its_file_to_another(tmp_path: Path) -> None:
     got = lake_tables(lake)
     assert got == database(db)
     assert len({row[0] for row in got["hands"]}) == len(got["hands"])  # every hand once
+
+
+def test_a_killed_pool_worker_stops_the_run_with_the_same_sentence(tmp_path: Path) -> None:
+    """Without Dask the lake is filled by the ingest's worker pool: a worker killed there is said in the sentence
+    of ``check`` and ``ingest`` (``WORKER_KILLED``), with what the lake keeps; the file it held is not in it."""
+    files = big_inputs(tmp_path / "in", count=6, copies=4)
+    lake = tmp_path / "lake"
+    proc = _start(["ingest", str(tmp_path / "in"), "--lake", str(lake), "--workers", "2"])
+    try:
+        _busy_worker(proc, lake).send_signal(signal.SIGKILL)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        _stop(proc)
+    assert proc.returncode == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    died = re.fullmatch(WORKER_KILLED + r"; every file complete in the lake is whole, and running the same command "
+                        r"again adds the rest \(with fewer --workers if memory is short\)\n", err)
+    assert died, err
+    assert died.group(1) in {str(f) for f in files}
+    hands = _hands_per_file(lake)
+    assert died.group(1) not in hands
+    for path, count in hands.items():
+        assert count == Path(path).read_text(encoding="utf-8").count("Hand #"), path
+
+
+def _hands_per_file(lake: Path) -> dict[str, int]:
+    """Each file complete in the lake, with the hands it holds there."""
+    with open_lake_store(str(lake)) as store:
+        return dict(store.con.execute("SELECT f.path, count(h.hand_key) FROM files f LEFT JOIN hands h "
+                                      "ON h.file_sha = f.file_sha GROUP BY f.path").fetchall())
 
 
 def test_a_killed_run_leaves_no_partial_file_and_the_next_completes_it(tmp_path: Path) -> None:

@@ -24,11 +24,11 @@ import pytest
 from audit.check import check_paths
 from audit.errors import AuditError
 from audit.dialects.registry import file_patterns
-from audit.parallel import CheckedFiles, Part, Task, _Pool, cut_points, plan
+from audit.parallel import CheckedFiles, Part, Task, cut_points, plan, start_pool
 from audit.profile import load_profile
 from audit.read import InputError, iter_lines, read_blocks, read_part_blocks
 from audit.simulate import iter_simulated
-from conftest import AUDIT, FIXTURES, SHARED, children, needs_shared
+from conftest import AUDIT, FIXTURES, SHARED, WORKER_KILLED, children, needs_shared
 
 SHARED_FOLDERS = sorted([p for p in (SHARED / "cases").iterdir() if p.is_dir()] + [SHARED / "real-hands"]
                         if (SHARED / "cases").is_dir() else [SHARED / "cases"])
@@ -222,7 +222,7 @@ def test_each_task_goes_out_before_the_plan_is_read_further() -> None:
             events.append(("planned", index))
             yield (Part(index, path),)
 
-    pool = _Pool(2, load_profile("home-open"))
+    pool = start_pool(2, load_profile("home-open"))
     try:
         for conn in pool.conns:
             def send(task: Task, send: Callable[[object], None] = conn.send) -> None:
@@ -276,9 +276,9 @@ def test_a_killed_worker_is_one_line_and_exit_2(corpus: Path) -> None:
             proc.wait()
     assert proc.returncode == 2, err
     assert err.count("\n") == 1 and "Traceback" not in err, err
-    assert re.fullmatch(r"audit: the worker process checking \S+a-home\.txt( \(from line \d+\))? ended without "
-                        r"finishing it: it was killed \(SIGKILL, perhaps for lack of memory\)\. Run the check again "
-                        r"\(with fewer --jobs if memory is short\)\n", err), err
+    died = re.fullmatch(WORKER_KILLED.replace(r"(\S+)", r"(\S+a-home\.txt(?: \(from line \d+\))?)")
+                        + r"\. Run the check again \(with fewer --jobs if memory is short\)\n", err)
+    assert died, err
 
 
 @needs_shared

@@ -214,6 +214,9 @@ def store_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
      ["token", "list"]),
     ("CREATE TABLE tokens (token_id VARCHAR, club VARCHAR, token_hash VARCHAR, created_at TIMESTAMP, extra INTEGER)",
      ["upgrade"]),
+    ("CREATE VIEW live_entries AS SELECT 'north' AS club, 't' AS table_id, 0 AS seq, '{}' AS entry",
+     ["serve", "--port", "0"]),
+    ("CREATE TABLE live_tables (club VARCHAR, table_id VARCHAR, config VARCHAR)", ["token", "list"]),
 ])
 def test_a_database_whose_service_tables_are_not_ours_is_refused(store_db: Path, tmp_path: Path, ddl: str,
                                                                  command: list[str]) -> None:
@@ -227,6 +230,29 @@ def test_a_database_whose_service_tables_are_not_ours_is_refused(store_db: Path,
         pytest.fail(f"audit {' '.join(command)} served a database whose service tables are not its own")
     assert run.returncode == 2, (command, run.stdout, run.stderr)
     assert len(run.stderr.splitlines()) == 1 and "not written by 'audit serve'" in run.stderr, run.stderr
+
+
+def test_the_tables_the_service_creates_are_the_ones_it_checks(store_db: Path, tmp_path: Path) -> None:
+    """One definition (``audit.serve.schema``): the tables made in a database of ``audit ingest`` are, in DuckDB's
+    catalogue, exactly the columns a database is checked against, with their keys."""
+    from audit.serve.schema import SERVICE_COLUMNS
+
+    db = tmp_path / "made.duckdb"
+    shutil.copyfile(store_db, db)
+    ServiceDB(str(db)).close()
+    with duckdb.connect(str(db), read_only=True) as con:
+        made = {name: [(c, t) for c, t in con.execute(
+            "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? ORDER BY column_index",
+            [name]).fetchall()] for name in SERVICE_COLUMNS}
+        keys = dict(con.execute("SELECT table_name, constraint_column_names FROM duckdb_constraints() "
+                                "WHERE constraint_type = 'PRIMARY KEY' AND table_name IN ('uploads', 'tokens', "
+                                "'live_tables', 'live_entries')").fetchall())
+        nullable = con.execute("SELECT count(*) FROM duckdb_columns() WHERE is_nullable AND table_name IN "
+                               "(SELECT unnest(?))", [list(SERVICE_COLUMNS)]).fetchall()
+    assert made == SERVICE_COLUMNS
+    assert keys == {"uploads": ["club", "sha256"], "tokens": ["token_id"], "live_tables": ["club", "table_id"],
+                    "live_entries": ["club", "table_id", "seq"]}
+    assert nullable == [(0,)]
 
 
 def test_the_database_and_its_wal_are_private_and_an_existing_mode_is_kept(served: Served, store_db: Path,

@@ -358,6 +358,30 @@ def m_pot_to_loser(s: Session, rng: random.Random) -> Mutation | None:
     return blocks, b
 
 
+def m_tied_pot_taken_whole(s: Session, rng: random.Random) -> Mutation | None:
+    """A pot split among tied winners (two or more collect lines from it) paid whole to one of them."""
+    found = []
+    for b in hand_blocks(s):
+        by_pot: dict[str, list[int]] = {}
+        for i, line in enumerate(s.blocks[b]):
+            if m := COLLECT.match(line):
+                by_pot.setdefault(m["pot"], []).append(i)
+        found += [(b, lines) for lines in by_pot.values() if len(lines) > 1]
+    if not found:
+        return None
+    b, lines = rng.choice(found)
+    blocks = copy(s)
+    taker = rng.choice(lines)
+    matches = [COLLECT.match(blocks[b][i]) for i in lines]
+    total = sum(int(m["n"]) for m in matches if m)
+    taken = COLLECT.match(blocks[b][taker])
+    assert taken is not None
+    blocks[b][taker] = f"{taken['p']} collected {total} from {taken['pot']}"
+    for i in sorted((i for i in lines if i != taker), reverse=True):
+        del blocks[b][i]
+    return blocks, b
+
+
 def swap_with_next(s: Session, rng: random.Random,
                    pred: Callable[[tuple[str, ...], int, str], bool]) -> Mutation | None:
     """Swap one line chosen at random among those ``pred`` accepts with the line after it."""
@@ -652,6 +676,7 @@ MUTATIONS: dict[str, tuple[str, Mutator]] = {
     "call amount off by one": ("CALL_AMOUNT", m_call_amount),
     "collected amount +1": ("POT_AMOUNT", m_collected_plus_one),
     "pot given to a loser": ("POT_WINNER", m_pot_to_loser),
+    "tied pot taken whole by one winner": ("POT_WINNER", m_tied_pot_taken_whole),
     "two action lines swapped": ("ACTION_OUT_OF_TURN", m_swap_actions),
     "drawn card live in another hand": ("CARD_DUPLICATE", m_drawn_card_live_elsewhere),
     "shown card changed": ("SHOWN_CARDS", m_shown_card_changed),

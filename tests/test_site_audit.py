@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from audit.dialects import registry
-from casejudge import banned_in_clean, cases_in, describe, expectation, judge, run_check
+from casejudge import cases_in, check_case, expectation
 from conftest import AUDIT, ROOT, SHARED, needs_shared
 
 
@@ -68,10 +68,7 @@ STRUCTURE_HEADERS = {"nl": "5 Card Draw No Limit", "pl": "5 Card Draw Pot Limit"
 
 @pytest.mark.parametrize("case", SITE_CASES, ids=lambda p: p.stem)
 def test_site_fixture(case: Path) -> None:
-    expect = expectation(case)
-    found = run_check(case, expect.get("profile"))
-    wrong = judge(expect, found) or banned_in_clean(expect, found)
-    assert not wrong, f"{case.name}: {wrong}\nfindings:\n{describe(found)}"
+    check_case(case)
 
 
 def test_every_site_decision_has_hits_and_near_misses() -> None:

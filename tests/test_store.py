@@ -209,7 +209,7 @@ def test_workers_give_the_same_database(tmp_path: Path) -> None:
     assert rows(one, "SELECT path FROM files ORDER BY rowid") == rows(two, "SELECT path FROM files ORDER BY rowid")
     # the command itself forks its workers (this test process has DuckDB loaded, so the run above spawned them)
     forked = tmp_path / "forked.duckdb"
-    probe = ("import sys\nfrom audit.store.ingest import WorkerPool, ingest\nassert WorkerPool.can_fork()\n"
+    probe = ("import sys\nfrom audit.store.ingest import ingest\nfrom audit.workers import may_fork\nassert may_fork()\n"
              "summary = ingest(sys.argv[2:], sys.argv[1], workers=2)\nassert not summary.failed, summary.failed\n")
     subprocess.run([sys.executable, "-c", probe, str(forked), *paths], check=True)
     assert dump(forked) == d1
@@ -371,7 +371,7 @@ def test_arrow_batches_hold_the_values_the_rows_were_built_from(tmp_path: Path,
     paths = sorted({*CASES.rglob("*.txt"), *SHARED.joinpath("real-hands").rglob("*.txt"), *fixtures.rglob("*.txt")})
     assert len(paths) > 300
     paths.append(simulated)
-    monkeypatch.setattr(store_ingest, "BATCH_HANDS", 7)
+    monkeypatch.setattr(store_ingest.batches, "BATCH_HANDS", 7)
     seen: list[Any] = []
     add = store_ingest.FileBuilder.add
 

@@ -15,7 +15,7 @@ BACKUP_STATUS = ("0  the backup is written (DEST is whole: a copy of the databas
                  "backup requests, a full disk); DEST is then not written")
 
 
-@click.command(epilog=epilog([
+@click.command(short_help="A consistent copy of the database, also while it is served.", epilog=epilog([
     "audit backup --db club.duckdb /srv/backups/club-$(date +%F).duckdb",
     "# while audit serve runs on club.duckdb: the service writes the copy, between two uploads",
     "# restore: stop the service, then",

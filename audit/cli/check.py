@@ -23,7 +23,7 @@ EXAMPLES = [
 ]
 
 
-@click.command(epilog=epilog(EXAMPLES, "check"))
+@click.command(short_help="Audit logs: every rule broken, hand by hand.", epilog=epilog(EXAMPLES, "check"))
 @click.argument("paths", nargs=-1, required=True)
 @profile_option
 @option_option

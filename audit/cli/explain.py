@@ -18,7 +18,8 @@ EXAMPLES = [
 ]
 
 
-@click.command(epilog=epilog(EXAMPLES, ("0  done", "2  could not run (no such file or hand, a bad option, an output "
+@click.command(short_help="A disputed hand step by step, with who owes whom.",
+               epilog=epilog(EXAMPLES, ("0  done", "2  could not run (no such file or hand, a bad option, an output "
                                         "that would replace the log)", "130  stopped with Ctrl-C")))
 @click.argument("path")
 @click.option("--hand", "hand_id", default=None, metavar="ID",

@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from audit.cli.options import WholeHelpGroup
 from audit.errors import AuditError, Interrupted
 from audit.textout import message
 
@@ -44,7 +45,7 @@ command is first asked for: ``audit check`` imports neither the other commands' 
 their top (logging, sockets, temporary files: about 0.01 s of every start). A test holds this to the modules."""
 
 
-class AuditGroup(click.Group):
+class AuditGroup(WholeHelpGroup):
     """Turns library errors into clear messages with exit status 2 (130 after Ctrl-C); imports each command's
     module when the command is asked for (``COMMANDS``; ``commands`` imports them all: the help lists them)."""
 
@@ -205,8 +206,9 @@ HELP = """Audit five-card draw hand histories against the rules the table agreed
 
 \b
 Start with:
-  audit check game.txt                  every rule broken in a log (a folder: every *.txt, *.xml in it)
-  audit ingest logs/ --db club.duckdb   keep the hands and findings in a database
+  audit check game.txt                  every rule broken in a log
+                                        (a folder: every *.txt, *.xml in it)
+  audit ingest logs/ --db club.duckdb   keep the hands and findings
   audit report --list                   the questions the database answers
   audit explain game.txt --hand 12      a disputed hand, step by step
 
@@ -214,7 +216,8 @@ Start with:
 Shell completion (click's own), for bash, zsh or fish:
   eval "$(_AUDIT_COMPLETE=bash_source audit)"    # in ~/.bashrc
   eval "$(_AUDIT_COMPLETE=zsh_source audit)"     # in ~/.zshrc
-  _AUDIT_COMPLETE=fish_source audit > ~/.config/fish/completions/audit.fish
+  _AUDIT_COMPLETE=fish_source audit \\
+    > ~/.config/fish/completions/audit.fish
 
 Exit status: 0 done, 1 findings (check) or a skipped file (ingest), 2 could not run, 130 stopped with Ctrl-C.
 """

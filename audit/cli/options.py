@@ -36,11 +36,56 @@ EXIT_STATUS = {
 """The exit statuses each kind of command documents in its help."""
 
 
+HELP_WIDTH = 76
+"""The longest line of an epilogue's examples and exit statuses: click keeps them as written (``\\b``) and indents
+them by 4, so every ``--help`` fits 80 columns."""
+
+
+def _wrap_example(line: str) -> list[str]:
+    """An example's line cut to ``HELP_WIDTH``: a comment goes on as comments, a command as the shell continues it
+    (`` \\`` at the end of a line), so it still runs when pasted."""
+    import textwrap
+
+    if line.startswith("#"):
+        return textwrap.wrap(line, HELP_WIDTH, subsequent_indent="# ", break_long_words=False,
+                             break_on_hyphens=False)
+    out = textwrap.wrap(line, HELP_WIDTH - 2, subsequent_indent="    ", break_long_words=False,
+                        break_on_hyphens=False)
+    return [part + " \\" for part in out[:-1]] + out[-1:]
+
+
+def _wrap_status(line: str) -> list[str]:
+    """An exit status (``2  could not run …``) cut to ``HELP_WIDTH``, its text under its text."""
+    import textwrap
+
+    code, _, text = line.partition("  ")
+    indent = " " * (len(code) + 2)
+    return textwrap.wrap(f"{code}  {text}", HELP_WIDTH, subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False)
+
+
 def epilog(examples: list[str], exit_status: tuple[str, ...] | str) -> str:
-    """A command's help epilogue: examples (a comment line, then the command) and its exit statuses."""
+    """A command's help epilogue: examples (a comment line, then the command) and its exit statuses, each line
+    cut to fit 80 columns."""
     status = EXIT_STATUS[exit_status] if isinstance(exit_status, str) else exit_status
-    lines = ["\b", "Examples:"] + [f"  {line}" for line in examples] + ["", "\b", "Exit status:"]
-    return "\n".join(lines + [f"  {line}" for line in status])
+    lines = ["\b", "Examples:"] + [f"  {part}" for line in examples for part in _wrap_example(line)]
+    lines += ["", "\b", "Exit status:"] + [f"  {part}" for line in status for part in _wrap_status(line)]
+    return "\n".join(lines)
+
+
+class WholeHelpGroup(click.Group):
+    """A group whose list of commands gives each command's short help whole, wrapped to the terminal, never cut
+    mid-phrase with "...": a command's ``short_help`` if it has one, else the first sentence of its help."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 def _profile_names() -> list[str]:

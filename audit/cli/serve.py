@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from audit.cli.options import db_option, epilog
+from audit.cli.options import WholeHelpGroup, db_option, epilog
 from audit.errors import AuditError
 
 SERVE_EXTRA = "audit serve needs the service's packages: pip install 'audit[serve]' (FastAPI, uvicorn, " \
@@ -35,7 +35,7 @@ def parse_size(text: str) -> int:
     return size
 
 
-@click.command(epilog=epilog([
+@click.command(short_help="Serve the database over HTTP: uploads, disputes, live tables.", epilog=epilog([
     "audit serve --db club.duckdb",
     "# every network, with clubs' tokens (make them first, while the service is stopped)",
     "audit token add north --db club.duckdb",
@@ -135,13 +135,15 @@ def run_listening(run: Any, settings: Any) -> None:
         logger.removeFilter(failure)
 
 
-@click.group(epilog=epilog(["audit token add north --db club.duckdb", "audit token list --db club.duckdb",
+@click.group(cls=WholeHelpGroup, short_help="Clubs' tokens for the service: add, list, revoke.",
+             epilog=epilog(["audit token add north --db club.duckdb", "audit token list --db club.duckdb",
                            "audit token revoke --club north --db club.duckdb"], TOKEN_STATUS))
 def token() -> None:
     """Clubs' tokens for the service: add, list, revoke (only a hash of each token is stored)."""
 
 
-@token.command("add", epilog=epilog(["audit token add north --db club.duckdb"], TOKEN_STATUS))
+@token.command("add", short_help="Make a token for a club and print it once.",
+               epilog=epilog(["audit token add north --db club.duckdb"], TOKEN_STATUS))
 @click.argument("club")
 @db_option
 def token_add(club: str, db: str) -> None:
@@ -161,7 +163,8 @@ def token_add(club: str, db: str) -> None:
                "(send it as 'Authorization: Bearer TOKEN', or sign in with it on the service's page)", err=True)
 
 
-@token.command("list", epilog=epilog(["audit token list --db club.duckdb"], TOKEN_STATUS))
+@token.command("list", short_help="Every token: its id, club and date (never the token).",
+               epilog=epilog(["audit token list --db club.duckdb"], TOKEN_STATUS))
 @db_option
 def token_list(db: str) -> None:
     """Every token: its id, club and when it was made (never the token)."""
@@ -181,7 +184,8 @@ def token_list(db: str) -> None:
         click.echo(f"{t.token_id}  {t.club}  {t.created_at:%Y-%m-%d %H:%M}{refused}")
 
 
-@token.command("revoke", epilog=epilog(["audit token revoke tok_1a2b3c4d --db club.duckdb",
+@token.command("revoke", short_help="Revoke a token, or every token of a club.",
+               epilog=epilog(["audit token revoke tok_1a2b3c4d --db club.duckdb",
                                          "audit token revoke --club north --db club.duckdb"], TOKEN_STATUS))
 @click.argument("token_id", required=False)
 @click.option("--club", default=None, help="Revoke every token of this club.")

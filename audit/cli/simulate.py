@@ -15,7 +15,8 @@ EXAMPLES = [
 ]
 
 
-@click.command(epilog=epilog(EXAMPLES, ("0  done", "2  could not run (a profile it cannot play, a bad option)",
+@click.command(short_help="Random legal sessions in the house format (seeded).",
+               epilog=epilog(EXAMPLES, ("0  done", "2  could not run (a profile it cannot play, a bad option)",
                                         "130  stopped with Ctrl-C")))
 @click.option("--profile", "profile_name", type=ProfileName(), default="home-open", show_default=True,
               help="Rule profile to play: home-open, qdan or stripped32 (and their options).")

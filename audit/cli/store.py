@@ -57,7 +57,8 @@ INGEST_EXAMPLES = [
 ]
 
 
-@click.command(epilog=epilog(INGEST_EXAMPLES, "ingest"))
+@click.command(short_help="Audit logs and store them in DuckDB (or a Parquet lake).",
+               epilog=epilog(INGEST_EXAMPLES, "ingest"))
 @click.argument("paths", nargs=-1)
 @db_option
 @profile_option
@@ -133,7 +134,8 @@ def ingest(paths: tuple[str, ...], db: str, profile_name: str | None, options: t
         sys.exit(status)
 
 
-@click.command(epilog=epilog(["audit upgrade --db club.duckdb"], "data"))
+@click.command(short_help="Bring an earlier audit's database up to this version.",
+               epilog=epilog(["audit upgrade --db club.duckdb"], "data"))
 @db_option
 def upgrade(db: str) -> None:
     """Bring a database written by an earlier audit up to this version's tables and views (columns, tables and
@@ -184,7 +186,8 @@ class ReportCommand(click.Command):
         super().format_epilog(ctx, formatter)
 
 
-@click.command(cls=ReportCommand, epilog=epilog(REPORT_EXAMPLES, "data"))
+@click.command(cls=ReportCommand, short_help="Run a report (reports/*.sql) on the database or a lake.",
+               epilog=epilog(REPORT_EXAMPLES, "data"))
 @click.argument("name", required=False)
 @click.option("--list", "list_", is_flag=True, help="Name every report with its description and parameters.")
 @db_option
@@ -236,7 +239,8 @@ SQL_EXAMPLES = [
 ]
 
 
-@click.command(epilog=epilog(SQL_EXAMPLES, "data"))
+@click.command(short_help="Run one read-only SQL query on the database or a lake.",
+               epilog=epilog(SQL_EXAMPLES, "data"))
 @click.argument("query", required=False)
 @click.option("--query-file", "query_file", default=None, metavar="FILE",
               help="Read the query from FILE ('-': standard input) instead of the argument.")
@@ -248,7 +252,7 @@ def sql(query: str | None, query_file: str | None, db: str, params: tuple[tuple[
         fmt: str, output: str | None, escape_formulas: bool, timeout: float | None) -> None:
     """Run one read-only SQL QUERY on the database (writes are refused). QUERY '-' reads it from standard
     input. The views hand_details, finding_details, player_hands, pot_details, action_details,
-    session_details and streets are the place to start (README, "The database")."""
+    session_details and streets are the place to start (docs/reference/database.md)."""
     text = _query_text(query, query_file)
     _query(db, lake, text, dict(params) or None, fmt, output, escape_formulas, timeout,
            {query_file: "the query file"} if query_file is not None else {})
@@ -307,7 +311,8 @@ def _query(db: str, lake: str | None, text: str, params: dict[str, object] | Non
 
 
 # ---------------------------------------------------------------------------------------------- export
-@click.command(epilog=epilog(["audit export --db club.duckdb --parquet lake/",
+@click.command(short_help="Every table as Parquet, by session date.",
+               epilog=epilog(["audit export --db club.duckdb --parquet lake/",
                               "duckdb -c \"SELECT count(*) FROM read_parquet('lake/hands/**/*.parquet', "
                               "hive_partitioning = true)\""], "data"))
 @db_option

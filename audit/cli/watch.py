@@ -53,7 +53,7 @@ def hand_lines(name: str, data: bytes, profile: str | None) -> list[str]:
     return [f"{name}: hand {hand}: {', '.join(dict.fromkeys(rules))}" for hand, rules in found.items()]
 
 
-@click.command(epilog=epilog([
+@click.command(short_help="Follow a poker client's folders: each complete hand once.", epilog=epilog([
     "# into a database, as audit ingest would",
     "audit watch ~/PokerStars/HandHistory --db club.duckdb",
     "# to a club's service",
@@ -176,7 +176,7 @@ def _db_sender(db: str, profile: str | None, spool_parent: Path) -> Callable[[Pa
     return send
 
 
-@click.command(epilog=epilog([
+@click.command(short_help="Send logs to a club's service, retrying when it is busy.", epilog=epilog([
     "audit upload friday.txt saturday.txt --to http://127.0.0.1:8000 --token TOKEN",
     "# a folder: every *.txt and *.xml in it; the token from the environment",
     "AUDIT_TOKEN=... audit upload logs/ --to https://audit.club.example --profile qdan",

@@ -89,8 +89,8 @@ def default_profile(name: str) -> str | None:
 
 
 def docs_table() -> str:
-    """The dialects as the README and ARCHITECTURE.md show them (a test holds both to this, so that the docs
-    follow the registry)."""
+    """The dialects as docs/reference/dialects.md and ARCHITECTURE.md show them (a test holds both to this, so
+    that the docs follow the registry)."""
     rows = ["| dialect | written by | a hand opens with | a folder takes | audited under | cards shown | read by |",
             "| --- | --- | --- | --- | --- | --- | --- |"]
     for d in DIALECTS:

@@ -237,7 +237,7 @@ def check_size(st: HandState, a: Action, rnd: BettingRound, increment: int, all_
         if cap is not None and raise_capped(st, rnd):
             kept = not prof.raise_cap_heads_up and count_able(st) <= 2
             out = gather(out, finding(st, Rule.RAISE_CAP, a.line, "kept" if kept else "cap",
-                               (("player", p), ("cap", cap), ("n", rnd.capped_with)),
+                               (("player", p), ("cap", cap), ("n", rnd.began_with)),
                                player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1))
     return out
 
@@ -262,10 +262,10 @@ def raise_capped(st: HandState, rnd: BettingRound) -> bool:
 
 
 def cap_lifted_heads_up(st: HandState, rnd: BettingRound) -> bool:
-    """``raise-cap = 4-not-heads-up`` (site), as Robert's Rules say: raising is unlimited when the action is
-    heads-up (two players able to bet: an all-in player bets no more) before the cap is reached; a cap
-    reached with three or more stays in force after folds leave two."""
-    return not st.profile.raise_cap_heads_up and rnd.capped_with <= 2 and count_able(st) <= 2
+    """``raise-cap = 4-not-heads-up`` (site): raising is unlimited in a round that began heads-up (two players
+    able to bet: an all-in player bets no more); a round that began with three or more stays capped after folds
+    leave two (RULES.md, "Site logs", after Robert's Rules)."""
+    return not st.profile.raise_cap_heads_up and rnd.began_with <= 2
 
 
 # ------------------------------------------------------------------ what happened
@@ -332,8 +332,6 @@ def after_raise(st: HandState, p: str, rnd: BettingRound, full: bool) -> None:
     rnd.last_aggressor = p
     if full:
         rnd.raises += 1
-        if rnd.raises == st.profile.raise_cap and not rnd.capped_with:
-            rnd.capped_with = count_able(st)
     rnd.any_bet = True
     pending: set[str] = set()
     folded = st.folded

@@ -37,13 +37,15 @@ class HandResult:
     rake: int = 0
     steps: list[Step] | None = None
     points: dict[str, int] = field(default_factory=dict)
+    unjudged: tuple[str, ...] = ()  # what the shown cards could not prove (``Cards: shown``): ``unchecked``
 
     # Written out (the dataclass keeps it): the generated one runs as interpreted code, once per hand.
     def __init__(self, hand: Hand, profile: str, session: str | None, findings: list[Finding],
                  pots: list[PotResult], should_receive: dict[str, int], received: dict[str, int],
                  contributions: dict[str, int], start_stacks: dict[str, int], end_stacks: dict[str, int],
                  dealt_in: list[str], redeal: bool = False, pot_total: int = 0, rake: int = 0,
-                 steps: list[Step] | None = None, points: dict[str, int] | None = None) -> None:
+                 steps: list[Step] | None = None, points: dict[str, int] | None = None,
+                 unjudged: tuple[str, ...] = ()) -> None:
         self.hand = hand
         self.profile = profile
         self.session = session
@@ -60,9 +62,11 @@ class HandResult:
         self.rake = rake
         self.steps = steps
         self.points = {} if points is None else points
+        self.unjudged = unjudged
 
     @property
     def unchecked(self) -> tuple[str, ...]:
         """The checks this hand's log did not allow: ``deck``, ``duplicates``, ``discards`` when it shows only
-        some cards (said once per hand), else none."""
-        return checks_not_made(self.hand)
+        some cards (said once per hand), and ``draw_limit`` or ``openers`` when the shown cards could not prove
+        a draw of four under ``3+ace`` or an opener's openers; else none."""
+        return checks_not_made(self.hand) + self.unjudged

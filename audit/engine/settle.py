@@ -10,7 +10,7 @@ from audit.engine.parole import (
 )
 from audit.engine.result import HandResult, PotResult
 from audit.engine.rounds import close_round, settle_uncalled
-from audit.engine.showdown import check_points, check_site_known_cards, winners_among
+from audit.engine.showdown import check_points, check_site_known_cards, check_what_shown_proves, winners_among
 
 from audit.engine.state import HandState, dead_money, finding, gather, gather_all, note, note_all, record
 from audit.findings import Finding
@@ -130,8 +130,11 @@ def finish(st: HandState) -> HandResult:
         pot_total -= amount
     if summary is not None and not redeal:
         note(st, check_summary(st, summary, pot_total, collected_total, rake))
+    unjudged: tuple[str, ...] = ()
     if not hand.shows_all_cards:
         note_all(st, check_site_known_cards(st))
+        proved, unjudged = check_what_shown_proves(st)
+        note_all(st, proved)
     if st.points_mode:
         note_all(st, check_points(st, live))
     end = {p: chips - contrib.get(p, 0) for p, chips in st.start.items()}
@@ -148,7 +151,7 @@ def finish(st: HandState) -> HandResult:
         hand=hand, profile=prof.name, session=st.session, findings=st.findings, pots=results,
         should_receive=should, received=received, contributions=contrib,
         start_stacks=st.start, end_stacks=end, dealt_in=st.order, redeal=redeal,
-        pot_total=pot_total, rake=rake, steps=st.steps, points=st.scores)
+        pot_total=pot_total, rake=rake, steps=st.steps, points=st.scores, unjudged=unjudged)
 
 
 def check_summary(st: HandState, summary: SummaryTotal, pot_total: int, collected_total: int,
@@ -337,24 +340,51 @@ def judge_pot(st: HandState, r: PotResult) -> list[Finding] | None:
                            player=None if len(got) != 1 else next(iter(got)), expected=r["amount"], actual=total,
                            street="showdown"))
         return out
-    if missing:
-        return out
-    diffs = {p: got.get(p, 0) - awards.get(p, 0) for p in awards}
-    if any(diffs.values()):
-        if len(awards) > 1 and all(abs(d) <= 1 for d in diffs.values()):
-            wrong = [p for p, d in diffs.items() if d > 0]
-            short = [p for p, d in diffs.items() if d < 0]
+    if len(awards) > 1:
+        return gather_all(out, check_tied_shares(st, r, lines, line))
+    return out
+
+
+def check_tied_shares(st: HandState, r: PotResult, lines: dict[str, int], line: int) -> list[Finding] | None:
+    """A pot tied between two or more best hands and paid in full to them (RULES.md, "Tied pots are split").
+    Each tied winner is owed his share; shares that differ only in who got the odd chips (every winner paid the
+    share rounded down or up) are ``ODD_CHIP``; a winner paid less than that, nothing included, is ``POT_WINNER``
+    against each winner who took more than his own share, one finding per pair with the chips, so that the
+    findings say exactly the transfers that put the pot right."""
+    pot = r["name"]
+    got: dict[str, int] = r["collected"]
+    awards: dict[str, int] = r["awards"]
+    payable = 0
+    for amount in awards.values():
+        payable += amount
+    low = payable // len(awards)
+    high = low if payable % len(awards) == 0 else low + 1
+    out: list[Finding] | None = None
+    if all(low <= got.get(p, 0) <= high for p in awards):
+        wrong = [p for p in awards if got.get(p, 0) > awards[p]]
+        short = [p for p in awards if got.get(p, 0) < awards[p]]
+        if wrong or short:
             out = gather(out, finding(st, Rule.ODD_CHIP, lines.get(wrong[0], line) if wrong else line, "wrong",
                                (("the_pot", pot), ("paid", ", ".join(wrong)), ("owner", ", ".join(short))),
                                player=wrong[0] if wrong else None, expected=", ".join(short),
                                actual=", ".join(wrong), street="showdown"))
-        else:
-            for p, d in diffs.items():
-                if d:
-                    out = gather(out, finding(st, Rule.POT_AMOUNT, lines.get(p, line), "share",
-                                       (("player", p), ("the_pot", pot), ("got_amount", got.get(p, 0)),
-                                        ("share_amount", awards[p])),
-                                       player=p, expected=awards[p], actual=got.get(p, 0), street="showdown"))
+        return out
+    owed = {p: awards[p] - got.get(p, 0) for p in awards if got.get(p, 0) < awards[p]}
+    taken = {p: got.get(p, 0) - awards[p] for p in awards if got.get(p, 0) > awards[p]}
+    for taker, extra in taken.items():
+        for w in list(owed):
+            chips = min(extra, owed[w])
+            if chips <= 0:
+                continue
+            out = gather(out, finding(st, Rule.POT_WINNER, lines.get(taker, line), "tie_taken",
+                               (("player", taker), ("owed", w), ("taken_chips", chips), ("the_pot", pot),
+                                ("share_amount", awards[w]), ("got_amount", got.get(w, 0))),
+                               player=taker, expected=f"{w} {awards[w]}", actual=f"{w} {got.get(w, 0)}",
+                               street="showdown"))
+            extra -= chips
+            owed[w] -= chips
+            if not owed[w]:
+                del owed[w]
     return out
 
 

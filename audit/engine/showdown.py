@@ -9,7 +9,7 @@ from audit.engine.rounds import close_round
 
 from audit.engine.state import HandState, finding, gather, hand_strength, note, record, same_hand
 from audit.findings import Finding
-from audit.model import Dealt, Discard, Muck, Score, Show, StandPat
+from audit.model import Action, Dealt, Discard, Muck, Score, Show, StandPat
 from audit.pots import Pot
 from audit.rules import Rule
 
@@ -266,3 +266,63 @@ def check_site_known_cards(st: HandState) -> list[Finding] | None:
                                        "site_folded" if folded_before_draw else "site_discarded", params,
                                        player=q, actual=c, street="showdown"))
     return out
+
+
+def check_what_shown_proves(st: HandState) -> tuple[list[Finding] | None, tuple[str, ...]]:
+    """A log that shows only some cards (``Cards: shown``): what the shown hands prove about the draw and the
+    opening (FORMAT.md, "What the shown cards prove"), and the checks they could not make.
+
+    A player who drew N cards kept the other 5 - N of the hand he shows: under ``draw-limit = 3+ace`` a draw of
+    four by a player whose dealt hand the log does not give, and whose shown hand holds no ace (nor the joker),
+    kept no ace and is ``DRAW_LIMIT``; an ace shown (it may have been drawn) or a hand never shown leaves it
+    unjudged (``draw_limit``). A player who stood pat shows the hand he was dealt: under ``openers = jacks`` an
+    opener whose dealt hand the log does not give, who stood pat and shows no pair of Jacks or better, is
+    ``OPENERS``; one who drew or never showed leaves it unjudged (``openers``)."""
+    prof = st.profile
+    if st.hand.shows_all_cards or not (prof.draw_limit_ace or prof.openers_jacks):
+        return None, ()
+    dealt: set[str] = set()  # players whose dealt hand the log gives
+    draws: dict[str, Discard | StandPat] = {}
+    bets: dict[str, Action] = {}  # each player's first bet
+    for item in st.hand.body:
+        if isinstance(item, Dealt):
+            if item.player not in draws:
+                dealt.add(item.player)
+        elif isinstance(item, (Discard, StandPat)):
+            if item.player not in draws:
+                draws[item.player] = item
+        elif isinstance(item, Action) and item.kind == "bet" and item.player not in bets:
+            bets[item.player] = item
+    out: list[Finding] | None = None
+    unjudged: list[str] = []
+    if prof.draw_limit_ace:
+        for p, d in draws.items():
+            if type(d) is not Discard or p in dealt:
+                continue
+            n = len(d.cards) if d.cards is not None else d.count
+            if n != prof.draw_limit + 1:
+                continue
+            show = st.shown.get(p)
+            if show is None or any(c[0] == "A" or c == "Jk" for c in show.cards):
+                if "draw_limit" not in unjudged:
+                    unjudged.append("draw_limit")
+                continue
+            out = gather(out, finding(st, Rule.DRAW_LIMIT, d.line, "shown_no_ace",
+                                      (("player", p), ("n", n), ("cards", " ".join(show.cards)),
+                                       ("limit", prof.draw_limit)),
+                                      player=p, expected=f"at most {prof.draw_limit}", actual=n, street="draw"))
+    first = st.rounds.get("first")
+    opener = first.opener if first is not None else None
+    if prof.openers_jacks and opener is not None and opener not in dealt and opener in bets:
+        show = st.shown.get(opener)
+        strength = hand_strength(st, opener, show.cards) if show is not None else None
+        if type(draws.get(opener)) is not StandPat or strength is None:
+            unjudged.append("openers")
+        elif not st.ranking.jacks_or_better(strength):
+            assert show is not None
+            named = st.ranking.describe_strength(strength)
+            out = gather(out, finding(st, Rule.OPENERS, bets[opener].line, "shown_pat",
+                                      (("player", opener), ("cards", " ".join(show.cards)), ("is_hand", named)),
+                                      player=opener, expected="a pair of Jacks or better", actual=named,
+                                      street="first"))
+    return out, tuple(unjudged)

@@ -44,7 +44,7 @@ class BettingRound:
         self.any_fold = False  # someone folded in this round
         self.first_actor: str | None = None
         self.end_line = 0  # the line that closed the round
-        self.capped_with = 0  # players able to bet (not folded, not all-in) when the cap was reached; 0: not yet
+        self.began_with = len(self.pending)  # players able to bet (not folded, not all-in) when it began
         self.nobody_to_act = False  # nobody could act when it began (the forced bets left at most one able to bet)
 
     def to_call(self, player: str) -> int:

@@ -9,15 +9,16 @@ into text, JSON Lines or an HTML page.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from audit.errors import InputError
 from audit.explain.adapter import draw_allowance, final_cards, steps_from_engine
 from audit.explain.records import (
-    CHIP_RULES, Explained, HandExplanation, PotView, Reason, SeatView, SessionExplanation, Step, TableCorrection,
+    CARRY_RULES, CHIP_RULES, Explained, HandExplanation, PotView, Reason, SeatView, SessionExplanation, Step, TableCorrection,
 )
-from audit.explain.settle import settle, settle_result
+from audit.explain.settle import Settlement, finding_parties, settle, settle_result
 from audit.findings import Finding
 from audit.model import Action, Muck, OptionLine, Preamble, ProfileLine, SessionLine
 from audit.dialects.dispatch import parse_block
@@ -44,19 +45,33 @@ def explain_result(result: HandResult, profile: Profile | None = None) -> HandEx
         steps=steps, pots=pots, contributions=dict(result.contributions), start_stacks=dict(result.start_stacks),
         end_stacks=dict(result.end_stacks), rake=result.rake, redeal=result.redeal,
         settlement=settle_result(result), findings=list(result.findings))
-    explained.reasons = reasons_of(explained.findings, steps)
+    explained.reasons = reasons_of(explained.findings, steps, explained.settlement, result.pots)
     return explained
 
 
-def reasons_of(findings: Sequence[Finding], steps: Sequence[Step]) -> list[Reason]:
+def reasons_of(findings: Sequence[Finding], steps: Sequence[Step], settlement: Settlement | None = None,
+               pots: Sequence[Mapping[str, Any]] = ()) -> list[Reason]:
     """The findings as reasons for the verdict, those that moved chips first, each with the step it happened
-    at."""
+    at. With the hand's settlement, a finding of a rule about chips moved them only if a party it names is owed
+    or owes chips in it (a bet not returned that the same player then collected with the pot moved nothing):
+    so every reason that moved chips has its line in the verdict."""
     step_of: dict[int, int] = {}
     for step in steps:
         for f in step.findings:
             step_of[id(f)] = step.index
-    reasons = [Reason(f, step_of.get(id(f)), f.rule in CHIP_RULES) for f in findings]
+    reasons = [Reason(f, step_of.get(id(f)), moved_chips(f, settlement, pots)) for f in findings]
     return sorted(reasons, key=lambda r: not r.changes_chips)
+
+
+def moved_chips(f: Finding, settlement: Settlement | None, pots: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether finding ``f`` stands for chips in the wrong place (``reasons_of``); a stack or standings that
+    carry an earlier hand's mistake always do."""
+    if f.rule not in CHIP_RULES:
+        return False
+    if settlement is None or f.rule in CARRY_RULES:
+        return True
+    balances = settlement.balances
+    return any(balances.get(p) for p in finding_parties(f, pots))
 
 
 def session_totals(name: str, file: str, hands: Sequence[HandExplanation],

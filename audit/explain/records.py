@@ -17,6 +17,9 @@ CHIP_RULES = frozenset({"POT_WINNER", "ODD_CHIP", "POT_AMOUNT", "UNCALLED_BET", 
 """Rules whose findings mean chips went to the wrong place (what the corrections put right, or a stack that
 carries an earlier mistake)."""
 
+CARRY_RULES = frozenset({"STACK_CONTINUITY", "STANDINGS"})
+"""Of ``CHIP_RULES``, those whose findings carry an earlier hand's mistake rather than this hand's payout."""
+
 
 @dataclass(frozen=True)
 class Legal:

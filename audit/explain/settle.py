@@ -3,11 +3,12 @@ transfers that put it right."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from audit.engine import HandResult
+from audit.findings import Finding
 
 POT = "the pot"
 """The party that stands for the pot in corrections (chips the log paid to nobody, or out of nothing).
@@ -138,3 +139,28 @@ def settle_result(result: HandResult) -> Settlement:
         balances[party] = -remainder
     return Settlement(due, received, difference, remainder, party, rake_kept, balances, settle(balances),
                       unjudged)
+
+
+def finding_parties(f: Finding, pots: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The parties a finding says chips went wrong for: its player and the players its message names (the tied
+    winner owed, the odd chip's owner and taker, the pot's winners); a finding about a whole pot (no player:
+    paid in all more or less than it held) names every player who collected from it or was owed from it; a
+    finding about the whole hand (no pot, no player: chips not conserved, a rake) names ``POT`` and ``HOUSE``."""
+    params = f.params if isinstance(f.params, dict) else dict(f.params)
+    out = {f.player} if f.player else set()
+    for key in ("owed", "owner", "paid"):
+        value = params.get(key)
+        if value:
+            out.update(str(value).split(", "))
+    winners = params.get("winners_and")
+    if winners:
+        out.update(str(winners).split("\n"))
+    if f.player is None:
+        pot = params.get("the_pot")
+        if pot is None:
+            out.update((POT, HOUSE))
+        for p in pots:
+            if pot is None or p["name"] == pot or (pot in ("pot", "main") and p["name"] in ("pot", "main")):
+                out.update(p.get("collected", {}))
+                out.update(p["awards"])
+    return out

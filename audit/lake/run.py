@@ -27,14 +27,16 @@ from audit.errors import AuditError, Interrupted
 from audit.lake.layout import Lake, open_lake, sweep_stale_temp
 from audit.lake.write import LakeWriter, Outcome, is_url
 from audit.store.ingest import (
-    MAX_STREAM, FileFailure, IngestJob, IngestProgress, IngestSummary, Tell, WorkerDied, WorkerPool, plan_jobs,
-    usable_workers,
+    MAX_STREAM, FileFailure, IngestJob, IngestProgress, IngestSummary, Tell, plan_jobs, usable_workers,
 )
+from audit.store.ingest.pool import answers, start_ingest_pool, submit
 from audit.textout import counted, printable
 
 DASK_INSTALL = "pip install 'audit[dask]'"
 CONNECT_SECONDS = 20
 """How long to wait for a Dask scheduler named by ``--dask ADDRESS`` to answer."""
+KEPT = "every file complete in the lake is whole, and running the same command again adds the rest"
+"""What a lake keeps when a run stops, as the run's last words say."""
 _LOCAL = re.compile(r"local(?::(\d+))?")
 _ADDRESS = re.compile(r"([a-z][a-z0-9+]*://)?\[?[\w.:-]+\]?:\d+/?")
 
@@ -180,9 +182,10 @@ def _on_pool(jobs: list[IngestJob], writer: LakeWriter, workers: int, scratch: s
         for job in jobs:
             yield job, writer(job)
         return
-    pool: WorkerPool[Outcome] = WorkerPool(count, writer)
+    pool = start_ingest_pool(count, writer, fork=False, then=f"; {KEPT} (with fewer --workers if memory is short)")
     try:
-        yield from pool.run(jobs, scratch, ahead=2 * count)
+        submit(pool, jobs, scratch)
+        yield from answers(pool)
     finally:
         pool.close()
 
@@ -270,16 +273,12 @@ def _collect(results: Iterator[tuple[IngestJob, Outcome]], summary: LakeSummary,
         progress(state)
     try:
         for job, out in results:
-            summary.add(out, tell, "every file complete in the lake is whole, and running the same command again "
-                                   "adds the rest")
+            summary.add(out, tell, KEPT)
             if progress is not None:
                 state.done += 1
                 state.bytes_done += job.size
                 state.hands += _hands(out)
                 progress(state)
-    except WorkerDied as exc:
-        raise AuditError(f"{exc} (every file complete in the lake is whole; running the same command again adds "
-                         "the rest)") from None
     except KeyboardInterrupt:
         raise Interrupted("interrupted; every file completed in the lake is whole, and running the same command "
                           "again adds the rest") from None

@@ -1,20 +1,7 @@
 """The service's database: the store's tables (``audit ingest``'s), the service's own, and every query the
 routes make, each scoped to one club.
 
-The service's tables:
-
-- ``uploads``: one row per club and log: ``club``, ``sha256`` of the bytes, the ``name`` given, ``size``,
-  ``received_at``, the ``profile`` asked for, ``file_sha`` (the key of the log's rows in the store's tables),
-  ``wrote_rows`` (always true now: every upload has rows of its own; an earlier audit shared rows between
-  uploads and said here which upload wrote them), the counts the upload answered, and ``content``: the bytes
-  of an upload an earlier audit stored (empty for a new upload, whose bytes are in ``upload_parts``).
-- ``upload_parts``: the bytes of each upload, to explain the log's hands later: ``club``, ``sha256``, ``seq``
-  (0, 1, …) and ``part``, the bytes in order in parts of ``PART_SIZE`` (the last one shorter). Many small rows,
-  not one large cell: when DuckDB checkpoints, it rewrites a changed column of a row group whole and in memory,
-  so one cell per upload made the service's memory peak grow with every log it held (and a memory limit made
-  the checkpoint fail); parts keep the peak flat and let the service run under a DuckDB memory limit.
-- ``tokens``: ``token_id``, ``club``, ``token_hash`` (SHA-256 of the token; the token itself is never stored),
-  ``created_at``.
+The service's own tables (uploads, their bytes, tokens, the live tables) are defined in ``audit.serve.schema``.
 
 **Every upload has rows of its own**, keyed by ``upload_key(club, sha256)``: ``u`` and 64 hex digits. No content
 can produce such a key (``audit ingest`` keys a file by the SHA-256 of its bytes: 64 hex digits, never a ``u``),
@@ -53,6 +40,7 @@ from audit.errors import AuditError
 from audit.store.db import FileRows, Store
 from audit.store.ingest import FileBuilder, profile_label
 from audit.store.reports import INT_MAX, Report, find_report, load_reports, report_params
+from audit.serve.schema import SERVICE_COLUMNS, SERVICE_TABLES, create_tables
 from audit.store.schema import SCHEMA, VIEWS, view_sql
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,27 +48,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 LOCAL_CLUB = "local"
 """The club of a service with no token defined (loopback clients only), and the owner of ``audit ingest``'s logs."""
-
-SERVICE_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "uploads": [("club", "VARCHAR"), ("sha256", "VARCHAR"), ("name", "VARCHAR"), ("size", "BIGINT"),
-                ("received_at", "TIMESTAMP"), ("profile", "VARCHAR"), ("file_sha", "VARCHAR"),
-                ("wrote_rows", "BOOLEAN"), ("hands", "INTEGER"), ("violations", "INTEGER"), ("warnings", "INTEGER"),
-                ("errors", "INTEGER"), ("content", "BLOB")],
-    "upload_parts": [("club", "VARCHAR"), ("sha256", "VARCHAR"), ("seq", "INTEGER"), ("part", "BLOB")],
-    "tokens": [("token_id", "VARCHAR"), ("club", "VARCHAR"), ("token_hash", "VARCHAR"), ("created_at", "TIMESTAMP")],
-}
-"""The service's tables and their columns, as DuckDB's catalogue names their types (``check_service_tables``)."""
-
-SERVICE_TABLES = (
-    "CREATE TABLE IF NOT EXISTS uploads (club VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, name VARCHAR NOT NULL, "
-    "size BIGINT NOT NULL, received_at TIMESTAMP NOT NULL, profile VARCHAR NOT NULL, file_sha VARCHAR NOT NULL, "
-    "wrote_rows BOOLEAN NOT NULL, hands INTEGER NOT NULL, violations INTEGER NOT NULL, warnings INTEGER NOT NULL, "
-    "errors INTEGER NOT NULL, content BLOB NOT NULL, PRIMARY KEY (club, sha256))",
-    "CREATE TABLE IF NOT EXISTS tokens (token_id VARCHAR PRIMARY KEY, club VARCHAR NOT NULL, "
-    "token_hash VARCHAR NOT NULL UNIQUE, created_at TIMESTAMP NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS upload_parts (club VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, seq INTEGER NOT NULL, "
-    "part BLOB NOT NULL)",
-)
 
 PART_SIZE = 8 * 1024
 """The size of each row of an upload's bytes in ``upload_parts`` (the last one of a log is shorter). Measured
@@ -209,7 +176,8 @@ class ServiceDB:
         self.path = path
         self.con = self.store.con
         try:
-            self.create_tables(self.con)
+            with transaction(self.con):
+                create_tables(self.con)
             self.migrated = migrate_uploads(self.con)
             row = self.con.execute("SELECT current_database()").fetchone()
             self.catalog = str(row[0]) if row else "main"
@@ -226,13 +194,6 @@ class ServiceDB:
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._lock = threading.Lock()
-
-    @staticmethod
-    def create_tables(con: duckdb.DuckDBPyConnection) -> None:
-        """The service's tables, where missing (one transaction)."""
-        with transaction(con):
-            for ddl in SERVICE_TABLES:
-                con.execute(ddl)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """This thread's read cursor (made on first use, closed with the database)."""
@@ -375,7 +336,10 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         yield con
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        try:
+            con.execute("ROLLBACK")
+        except Exception:  # pragma: no cover - the connection lost the transaction already
+            pass
         raise
 
 
@@ -428,8 +392,8 @@ def open_service_store(path: str) -> Store:
 def bytes_in_rows(store: Store) -> bool:
     """Whether an upload keeps its bytes in ``uploads.content`` (stored by an earlier audit): one with bytes and
     no parts (its tables checked first: this runs a query on them)."""
-    found = store._catalogue()
-    tables = found[0] if found is not None else {}
+    found = store.catalogue()
+    tables = found.tables if found is not None else {}
     if "uploads" not in tables:
         return False
     if "upload_parts" not in tables:
@@ -443,7 +407,7 @@ def check_service_tables(store: Store) -> None:
     exactly their columns, as the store checks its own (DuckDB's catalogue only, never running what the file
     holds): a database whose ``uploads``, ``upload_parts`` or ``tokens`` is a view, or has other columns, is not
     the service's."""
-    found = store._catalogue()
+    found = store.catalogue()
     if found is None:  # pragma: no cover - Store.open refused it already
         raise AuditError(f"{store.path}: this database defines SQL functions of its own; name another file with --db")
     tables, others = found
@@ -474,8 +438,7 @@ def migrate_uploads(con: duckdb.DuckDBPyConnection) -> int:
                         "old": [r[2] for r in legacy], "wrote": [bool(r[3]) for r in legacy],
                         "new": [upload_key(r[0], r[1]) for r in legacy], "name": [r[4] for r in legacy],
                         "received_at": pa.array([r[5] for r in legacy], pa.timestamp("us"))})
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute("CREATE OR REPLACE TEMP TABLE audit_rekey (club VARCHAR, sha256 VARCHAR, old VARCHAR, "
                     "wrote BOOLEAN, new VARCHAR, name VARCHAR, received_at TIMESTAMP)")
         con.from_arrow(mapping).insert_into("audit_rekey")
@@ -492,18 +455,14 @@ def migrate_uploads(con: duckdb.DuckDBPyConnection) -> int:
             con.execute(f"DELETE FROM main.{table} WHERE file_sha IN (SELECT old FROM audit_rekey WHERE wrote) "
                         "AND file_sha NOT IN (SELECT file_sha FROM uploads)")
         con.execute("DROP TABLE audit_rekey")
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return len(legacy)
 
 
 def upgrade_service(store: Store) -> int:
     """``audit upgrade`` for a database the service wrote (nothing for one it never opened): check its tables and
     give every upload of an earlier audit rows of its own (``migrate_uploads``); how many were moved."""
-    found = store._catalogue()
-    if found is None or not any(name in found[0] or name in found[1] for name in SERVICE_COLUMNS):
+    found = store.catalogue()
+    if found is None or not any(name in found.tables or name in found.others for name in SERVICE_COLUMNS):
         return 0
     check_service_tables(store)
     return migrate_uploads(store.con)
@@ -655,14 +614,13 @@ def write_upload(cur: duckdb.DuckDBPyConnection, job: UploadWrite) -> Outcome:
 
 
 def _write(cur: duckdb.DuckDBPyConnection, job: UploadWrite, look_first: bool) -> Outcome:
+    """``write_upload``'s one transaction: the one place an upload is stored."""
     store = Store(cur, "", False)
-    cur.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(cur):
         if look_first:
             seen = find_upload(cur, job.club, job.sha256)
             if seen is not None:
-                store.rollback()
-                return duplicate_outcome(seen, job.name)
+                return duplicate_outcome(seen, job.name)  # (nothing written: the transaction commits nothing)
         if job.rows is None or job.rows.sha256 != job.key or not job.key.startswith(UPLOAD_KEY_PREFIX):
             raise AuditError(f"internal: the rows of {job.name} are not keyed as an upload's")
         store.append_file(job.rows)
@@ -670,14 +628,10 @@ def _write(cur: duckdb.DuckDBPyConnection, job: UploadWrite, look_first: bool) -
         table = job.rows.tables.get("findings")
         counts = Counter(table.column("severity").to_pylist() if table is not None else [])
         received = dt.datetime.now().replace(microsecond=0)
-        cur.execute("INSERT INTO uploads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        cur.execute(SERVICE_TABLES["uploads"].insert_sql(),
                     [job.club, job.sha256, job.name, len(job.data), received, job.profile, job.key, True, hands,
                      counts["violation"], counts["warning"], counts["error"], b""])
         cur.from_arrow(upload_parts(job.club, job.sha256, job.data)).insert_into("upload_parts")
-        cur.execute("COMMIT")
-    except BaseException:
-        store.rollback()
-        raise
     return Outcome(job.name, job.sha256, "stored", hands, counts["violation"], counts["warning"], counts["error"])
 
 

@@ -1,5 +1,5 @@
-"""The live tables' rows: every query on ``live_tables`` and ``live_entries`` (their DDL is with the router's
-table creation), each change of a table and its next version in one transaction.
+"""The live tables' rows: every query on ``live_tables`` and ``live_entries`` (defined in ``audit.serve.schema``),
+each change of a table and its next version in one transaction.
 
 A table's entry is stored by ``store_entry`` and taken back by ``remove_entry``, and only there: what must be
 written with an entry, in the same transaction, goes in these two.
@@ -12,6 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from audit.serve.db import transaction
+from audit.serve.schema import SERVICE_TABLES
 
 if TYPE_CHECKING:  # pragma: no cover
     import duckdb
@@ -44,7 +45,7 @@ def list_tables(cur: duckdb.DuckDBPyConnection, club: str) -> list[dict[str, Any
 def insert_table(cur: duckdb.DuckDBPyConnection, club: str, table_id: str, config: dict[str, Any],
                  opened_at: dt.datetime) -> None:
     """A table opened: its configuration, at version 0."""
-    cur.execute("INSERT INTO live_tables VALUES (?, ?, ?, 0, false, ?)", [club, table_id, json.dumps(config), opened_at])
+    cur.execute(SERVICE_TABLES["live_tables"].insert_sql(), [club, table_id, json.dumps(config), 0, False, opened_at])
 
 
 def _next_version(cur: duckdb.DuckDBPyConnection, club: str, table_id: str, version: int) -> None:
@@ -54,7 +55,7 @@ def _next_version(cur: duckdb.DuckDBPyConnection, club: str, table_id: str, vers
 def store_entry(cur: duckdb.DuckDBPyConnection, club: str, table_id: str, seq: int, entry: str, version: int) -> None:
     """The table's entry number ``seq`` (its JSON) and the table's next ``version``, in one transaction."""
     with transaction(cur):
-        cur.execute("INSERT INTO live_entries VALUES (?, ?, ?, ?)", [club, table_id, seq, entry])
+        cur.execute(SERVICE_TABLES["live_entries"].insert_sql(), [club, table_id, seq, entry])
         _next_version(cur, club, table_id, version)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from audit.errors import AuditError
+from audit.serve.schema import SERVICE_TABLES
 
 if TYPE_CHECKING:  # pragma: no cover
     import duckdb
@@ -67,7 +68,7 @@ def add_token(con: duckdb.DuckDBPyConnection, club: str) -> tuple[str, str]:
     check_club(club)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token_id = "tok_" + secrets.token_hex(4)
-    con.execute("INSERT INTO tokens VALUES (?, ?, ?, ?)",
+    con.execute(SERVICE_TABLES["tokens"].insert_sql(),
                 [token_id, club, token_hash(token), dt.datetime.now().replace(microsecond=0)])
     return token_id, token
 
@@ -84,12 +85,9 @@ def revoke(con: duckdb.DuckDBPyConnection, token_id: str | None = None, club: st
     if not gone:
         what = f"token {token_id!r}" if token_id else f"token of club {club!r}"
         raise AuditError(f"no {what} (audit token list names them)")
-    con.execute("BEGIN TRANSACTION")
-    try:
+    from audit.serve.db import transaction
+
+    with transaction(con):
         for t in gone:
             con.execute("DELETE FROM tokens WHERE token_id = ?", [t.token_id])
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return gone

@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from audit.errors import AuditError
 from audit.store.schema import (
@@ -34,10 +34,17 @@ if TYPE_CHECKING:  # pragma: no cover
     import duckdb
     import polars
 
-__all__ = ["DATA_TABLES", "ORDER_BY", "SCHEMA", "FileRows", "Store", "check_db_name", "hand_key"]
+__all__ = ["DATA_TABLES", "ORDER_BY", "SCHEMA", "Catalogue", "FileRows", "Store", "check_db_name", "hand_key"]
 
 Params = dict[str, object]
 """Named query parameters: ``$name`` in the SQL."""
+
+
+class Catalogue(NamedTuple):
+    """A database's tables and views as DuckDB's catalogue lists them (``Store.catalogue``)."""
+
+    tables: dict[str, list[tuple[str, str]]]  # base table -> its (column, DuckDB type) in order
+    others: set[str]  # views
 
 
 @dataclass
@@ -188,7 +195,7 @@ class Store:
         function of its own (a macro can shadow a built-in one and change what a report computes). With
         ``create``, make an empty database ours, upgrade one of an earlier schema and add the tables that are
         missing (one transaction)."""
-        found = self._catalogue()
+        found = self.catalogue()
         if found is None:
             raise self._foreign("it defines SQL functions of its own", create)
         tables, others = found
@@ -228,10 +235,11 @@ class Store:
         what = "this database was not written by" if writing else "this is not a database written by"
         return AuditError(f"{self.path}: {what} 'audit ingest' ({why}); name another file with --db")
 
-    def _catalogue(self) -> tuple[dict[str, list[tuple[str, str]]], set[str]] | None:
-        """The base tables of the database with their (column, type) lists, and the names of its views and
-        other objects; ``None`` when it defines SQL functions. Only DuckDB's own catalogue functions run,
-        named in full (``system.main``): a macro in the file could shadow an unqualified name."""
+    def catalogue(self) -> Catalogue | None:
+        """What the database holds, from DuckDB's catalogue alone (nothing the file holds runs): its base tables
+        with their (column, type) lists, and the names of its views; ``None`` when it defines SQL functions of
+        its own. Only DuckDB's own catalogue functions run, named in full (``system.main``): a macro in the file
+        could shadow an unqualified name. A table with a computed column lists one more, never a table of ours."""
         con = self.con
         db_row = self.one("SELECT system.main.current_database()")
         db = db_row[0] if db_row else ""
@@ -253,7 +261,7 @@ class Store:
             tables[table].append(("<generated>", "a computed column"))  # never equal to a table of ours
         others = {r[0] for r in con.execute(
             "SELECT view_name FROM system.main.duckdb_views() WHERE database_name = ? AND NOT internal", [db]).fetchall()}
-        return tables, others
+        return Catalogue(tables, others)
 
     def _create(self, new: bool, upgrade_from: str | None = None) -> None:
         """Create ``audit_meta`` (for a new database), upgrade an earlier schema, create every missing table and

@@ -54,9 +54,10 @@ def test_judge_pot_names_the_odd_chip_and_the_shares() -> None:
                                                       "Ana, the first tied winner left of the button.")
     shares = PotResult(name="side-1", amount=15, eligible=["Ana", "Beto"], winners=["Ana", "Beto"],
                        awards={"Ana": 8, "Beto": 7}, collected={"Ana": 5, "Beto": 10}, lines={"Ana": 40, "Beto": 41})
-    found = judge_pot(st, shares)
-    assert [f.msg_id for f in found or []] == ["finding.POT_AMOUNT.share"] * 2
-    assert found is not None and found[0].message == "Ana collected 5 from side pot 1; the share was 8."
+    found = judge_pot(st, shares)  # a tied share short by more than the odd chip: taken by the other winner
+    assert rules(found) == [("POT_WINNER", "Beto", "finding.POT_WINNER.tie_taken")]
+    assert found is not None and found[0].message == ("Ana tied with Beto for side pot 1 and was owed a share of 8, "
+                                                      "but got 5: Beto took 3 chips of it.")
 
 
 def test_uncalled_bets_the_summary_and_conservation() -> None:

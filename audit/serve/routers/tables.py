@@ -2,8 +2,8 @@
 pages for people (``/tables``) are ``audit.serve.routers.table_pages``, on the same operations.
 
 A table is its opening request and its entries (``audit.live``); both live in two tables of the service's
-database (``live_tables``, ``live_entries``, created here where missing: additions to the DuckDB surface; every
-query on them is ``audit.serve.live_rows``), each entry written by the service's one writer before it is
+database (``live_tables``, ``live_entries``, defined in ``audit.serve.schema``: additions to the DuckDB surface;
+every query on them is ``audit.serve.live_rows``), each entry written by the service's one writer before it is
 answered, so a restart loses none: the table is rebuilt by replaying them. Every change bumps the table's
 ``version``; an entry made on another version is refused with 409 (``StaleVersion``: two phones cannot
 interleave). A hand played out is stored as the club's upload (``Service.upload``): its findings, reports and
@@ -37,6 +37,7 @@ from audit.serve.db import transaction
 from audit.serve.deps import api_club, get_service
 from audit.serve.guard import size_words
 from audit.serve.models import Problem, errors
+from audit.serve.schema import LIVE_TABLES, create_tables
 from audit.serve.service import Service, slow
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,13 +50,6 @@ T = TypeVar("T")
 router = APIRouter()
 API = "/api/v1/tables"
 
-LIVE_TABLES = (
-    "CREATE TABLE IF NOT EXISTS live_tables (club VARCHAR NOT NULL, table_id VARCHAR NOT NULL, "
-    "config VARCHAR NOT NULL, version INTEGER NOT NULL, closed BOOLEAN NOT NULL, opened_at TIMESTAMP NOT NULL, "
-    "PRIMARY KEY (club, table_id))",
-    "CREATE TABLE IF NOT EXISTS live_entries (club VARCHAR NOT NULL, table_id VARCHAR NOT NULL, "
-    "seq INTEGER NOT NULL, entry VARCHAR NOT NULL, PRIMARY KEY (club, table_id, seq))",
-)
 MAX_BODY = 64 * 1024
 """The largest JSON body a table's route reads (a table is under 2 KB, an entry under 200 bytes): 413 above."""
 REFUSED: dict[int | str, dict[str, object]] = {
@@ -182,8 +176,7 @@ class Tables:
 
 def _create_tables(cur: duckdb.DuckDBPyConnection) -> None:
     with transaction(cur):
-        for ddl in LIVE_TABLES:
-            cur.execute(ddl)
+        create_tables(cur, LIVE_TABLES)
 
 
 def _read_table(service: Service, club: str, table_id: str) -> tuple[dict[str, Any], int, bool,
