@@ -300,7 +300,7 @@ def _hand_view(h: HandExplanation, lang: str, anchors: dict[int, str],
         steps_view.append({
             "heading": heading, "step": {
                 "id": f"{anchor}-step-{step.index}", "index": len([v for v in steps_view if v["step"]]),
-                "line": step.line, "segments": _segments(step, lang, unit), "pot": n(step.pot),
+                "line": step.line, "segments": _segments(step, lang, unit), "pot": states[step.index]["p"],
                 "legal": legal_words(step, lang, unit),
                 "stacks": [(p, n(v), step.index > 0 and h.steps[step.index - 1].stacks.get(p) != v)
                            for p, v in step.stacks.items()],
