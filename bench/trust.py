@@ -73,11 +73,13 @@ def uploads(logs: list[bytes], db: Path, link: bool) -> tuple[float, float]:
     import hashlib
 
     from audit.serve.db import ServiceDB, UploadWrite, audit_upload, upload_key, write_upload
+    from audit.trust.chain import remember_heads
 
     total = 0.0
     with links_timed(link) as spent:
         service = ServiceDB(str(db))
         cur = service.new_cursor()
+        remember_heads(cur)  # as the service's writer does (audit.serve.writer.Writer)
         try:
             for i, data in enumerate(logs):
                 start = time.perf_counter()

@@ -323,3 +323,50 @@ def test_the_service_refuses_a_key_others_may_read(tmp_path: Path) -> None:
     done = subprocess.run([AUDIT, "serve", "--db", str(db), "--port", "0"], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 2 and "may be read by others" in done.stderr and "PRIVATE" not in done.stderr
+
+
+def test_a_link_rolled_back_in_the_writer_leaves_the_next_link_chained_to_the_last_committed(tmp_path: Path) -> None:
+    """The service's writer remembers each club's head between its transactions: a transaction that appended a
+    link and was rolled back must not move it (the next upload's link follows the last committed one)."""
+    import datetime as dt
+    import hashlib
+
+    from audit.serve.db import ServiceDB, UploadWrite, audit_upload, transaction, upload_key, write_upload
+    from audit.serve.writer import Writer
+    from audit.simulate import iter_simulated
+    from audit.trust.chain import append_link
+
+    db = tmp_path / "service.duckdb"
+    sessions = iter_simulated("home-open", 7)
+    logs = [next(sessions).text.encode() for _ in range(2)]
+
+    def upload(i: int) -> Any:
+        sha = hashlib.sha256(logs[i]).hexdigest()
+        key = upload_key("north", sha)
+        job = UploadWrite("north", f"log-{i}.txt", sha, logs[i], "home-open", key,
+                          audit_upload(logs[i], f"log-{i}.txt", "home-open", key))
+        return lambda cur: write_upload(cur, job)
+
+    def undone(cur: duckdb.DuckDBPyConnection) -> None:
+        with transaction(cur):
+            append_link(cur, "north", "upload", "u" + "0" * 64, dt.datetime.now().replace(microsecond=0),
+                        "home-open", content_sha256="0" * 64)
+            raise RuntimeError("the upload failed after its link")
+
+    service = ServiceDB(str(db))
+    writer = Writer(service.new_cursor())
+    try:
+        assert writer.submit(upload(0)).result(60).status == "stored"
+        with pytest.raises(RuntimeError):
+            writer.submit(undone).result(60)
+        assert writer.submit(upload(1)).result(60).status == "stored"
+    finally:
+        writer.stop(60)
+        service.close()
+    con = duckdb.connect(str(db), read_only=True)
+    links = con.execute("SELECT position, prev_hash, hash FROM chain_links WHERE club = 'north' "
+                        "ORDER BY position").fetchall()
+    con.close()
+    assert [(p, prev) for p, prev, _ in links] == [(1, GENESIS), (2, links[0][2])]
+    done = run("verify", "--db", db)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -44,6 +44,7 @@ from audit.store.reports import INT_MAX, Report, find_report, load_reports, repo
 from audit.store.reports import unknown_report as unknown_report  # the same words as `audit report` gives
 from audit.serve.schema import SERVICE_COLUMNS, SERVICE_TABLES, create_tables
 from audit.store.schema import SCHEMA, VIEWS, view_sql
+from audit.trust import chain
 from audit.trust.chain import adopt_uploads, append_link
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -337,15 +338,18 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
     """One transaction on ``con``: committed when the block ends, rolled back when it raises (whole or not at
     all)."""
     con.execute("BEGIN TRANSACTION")
+    chain.began(con)
     try:
         yield con
         con.execute("COMMIT")
     except BaseException:
+        chain.rolled_back(con)  # before anything else: the heads its links gave are never remembered
         try:
             con.execute("ROLLBACK")
         except Exception:  # pragma: no cover - the connection lost the transaction already
             pass
         raise
+    chain.committed(con)
 
 
 # ---------------------------------------------------------------------------------------------- opening

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -80,6 +81,43 @@ def audit_version() -> str:
     return __version__
 
 
+_Heads = dict[str, tuple[int, str]]
+_HEADS: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, _Heads] = weakref.WeakKeyDictionary()
+"""Each remembering connection's clubs' heads (position, hash) as of its last commit: it dies with its connection."""
+_PENDING: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, _Heads] = weakref.WeakKeyDictionary()
+"""The heads of the links appended in a remembering connection's open transaction, remembered once it commits."""
+
+
+def remember_heads(con: duckdb.DuckDBPyConnection) -> None:
+    """Let ``append_link`` on ``con`` remember each club's head from one committed transaction to the next, rather
+    than read it. Only for the connection of a database's one writer (the service's writer thread): a link another
+    connection appends is not seen here. Empty at first, so what was written before (``audit ingest``, while the
+    service was not running) is read."""
+    _HEADS[con] = {}
+
+
+def began(con: duckdb.DuckDBPyConnection) -> None:
+    """A transaction opened on ``con`` (``audit.serve.db.transaction``): its links are remembered if it commits."""
+    if con in _HEADS:
+        _PENDING[con] = {}
+
+
+def committed(con: duckdb.DuckDBPyConnection) -> None:
+    """The transaction opened on ``con`` committed: the heads of its links are remembered."""
+    pending = _PENDING.pop(con, None)
+    heads = _HEADS.get(con)
+    if pending is not None and heads is not None:
+        heads.update(pending)
+
+
+def rolled_back(con: duckdb.DuckDBPyConnection) -> None:
+    """The transaction opened on ``con`` was rolled back (or its commit failed): every head is read again."""
+    _PENDING.pop(con, None)
+    heads = _HEADS.get(con)
+    if heads is not None:
+        heads.clear()
+
+
 def append_link(con: duckdb.DuckDBPyConnection, club: str, kind: str, subject: str, received_at: dt.datetime,
                 profile: str, content_sha256: str | None = None, content: Any = None,
                 version: str | None = None) -> Link:
@@ -88,15 +126,29 @@ def append_link(con: duckdb.DuckDBPyConnection, club: str, kind: str, subject: s
     log, ``content_sha256`` is its bytes' SHA-256."""
     text = None if content is None else canonical_text(content)
     digest = content_sha256 if content_sha256 is not None else hashlib.sha256((text or "").encode()).hexdigest()
-    # max and arg_max, not ORDER BY … LIMIT 1: the look-up in a third less time (2.1 ms, was 3.0, on a busy machine)
-    row = con.execute(f"SELECT max(position), arg_max(hash, position) FROM {CHAIN_TABLE} WHERE club = ?",
-                      [club]).fetchone()
-    position, prev = (int(row[0]) + 1, str(row[1])) if row and row[0] is not None else (1, GENESIS)
+    heads, pending = _HEADS.get(con), _PENDING.get(con)
+    if heads is not None and pending is None:
+        heads.clear()  # a link outside a transaction whose commit is seen: what follows reads the head
+    # The writer's connection remembers each club's head (remember_heads) rather than reading it: one statement
+    # of the link's two less: the links 1.0 ms an upload, 3.2 % of its time in the writer (2.0 ms, 6.9 %, when
+    # read), through the service 1.2 ms, 3.7 % (2.5 ms, 6.4 %): `bench/trust.py --hands 2000 --uploads 100 --rounds
+    # 3`, 9.5 KB uploads, plain Python, on a busy machine.
+    known = (pending.get(club) or heads.get(club)) if heads is not None and pending is not None else None
+    if known is not None:
+        position, prev = known[0] + 1, known[1]
+    else:
+        # max and arg_max, not ORDER BY … LIMIT 1: the look-up in a third less time (2.1 ms, was 3.0, on a busy
+        # machine)
+        row = con.execute(f"SELECT max(position), arg_max(hash, position) FROM {CHAIN_TABLE} WHERE club = ?",
+                          [club]).fetchone()
+        position, prev = (int(row[0]) + 1, str(row[1])) if row and row[0] is not None else (1, GENESIS)
     draft = Link(club, position, kind, subject, digest, text, received_at, profile, version or audit_version(), prev,
                  "")
     link = dataclasses.replace(draft, hash=draft.computed_hash())
     con.execute(f"INSERT INTO {CHAIN_TABLE} VALUES ({', '.join('?' * len(COLUMNS))})",
                 [getattr(link, name) for name in COLUMNS])
+    if pending is not None:
+        pending[club] = (position, link.hash)
     return link
 
 
