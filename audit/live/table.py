@@ -35,7 +35,7 @@ from audit.engine.legal import Legal, legal_now
 from audit.engine.result import HandResult
 from audit.engine.session import next_button
 from audit.engine.settle import finish, redeal_due
-from audit.engine.showdown import best_hands
+from audit.engine.showdown import best_hands, check_what_shown_proves
 from audit.engine.state import HandState, in_front, next_to_draw, pots_in_progress, table_now
 from audit.engine.streets import follow, start
 from audit.findings import Finding
@@ -512,7 +512,8 @@ class Table:
             "findings": [f.as_dict() for f in self.findings_of_entry(h.number)], "button": h.button,
             "seats": [{"seat": h.seat_of[p], "player": p, "chips": c, "folded": p in st.folded,
                        "all_in": p in st.all_in} for p, c in h.stacks.items()],
-            "unchecked": list(checks_not_made(hand)),
+            # what a hand with only the cards shown cannot judge, and what its shown cards have not proved yet
+            "unchecked": list(checks_not_made(hand) + check_what_shown_proves(st)[1]),
         })
         return base
 
