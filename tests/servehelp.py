@@ -122,3 +122,26 @@ def check_whole(db: Path) -> None:
         for club, sha256, size in con.execute("SELECT club, sha256, size FROM uploads").fetchall():
             data = stored_bytes(con, club, sha256)
             assert data is not None and len(data) == size and hashlib.sha256(data).hexdigest() == sha256, (club, sha256)
+
+
+Club = tuple[LiveServer, dict[str, str]]
+"""A real service with one club's token: the server and the headers its JSON requests carry."""
+
+
+def start_club(db: Path, club: str = "north") -> Club:
+    """A service on ``db`` (created here) with a token of ``club``; stop it with ``club[0].stop()``."""
+    from audit.serve.db import ServiceDB
+    from audit.serve.tokens import add_token
+
+    service_db = ServiceDB(str(db))
+    token = add_token(service_db.con, club)[1]
+    service_db.close()
+    return LiveServer(db), {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+
+def api_call(club: Club, method: str, path: str, body: Any = None, want: int = 200) -> Any:
+    """``method path`` with ``body`` as JSON; asserts the status ``want`` and answers the JSON."""
+    server, headers = club
+    status, _, raw = server.request(method, path, None if body is None else json.dumps(body).encode(), headers)
+    assert status == want, (status, raw[:300])
+    return json.loads(raw)
