@@ -29,7 +29,7 @@ from typing import Any
 CORE = ("model", "findings", "cards", "pots", "read", "dialects.common", "dialects.dispatch",
         "engine.steps", "engine.state", "engine.allowed", "engine.clock", "engine.table", "engine.forced",
         "engine.deal", "engine.rounds", "engine.draw", "engine.parole", "engine.betting", "engine.showdown",
-        "engine.result", "engine.settle", "engine.streets", "engine.session", "pipeline", "check", "store.rows",
+        "engine.result", "engine.settle", "engine.legal", "engine.streets", "engine.session", "pipeline", "check", "store.rows",
         "profile")
 HERE = Path(__file__).resolve().parent
 

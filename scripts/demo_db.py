@@ -13,10 +13,10 @@ from pathlib import Path
 
 import duckdb
 
-from audit.store.schema import SCHEMA
+from audit.store.schema import CHAIN_TABLE, SCHEMA
 
-OURS = set(SCHEMA) | {"audit_meta"}
-"""The store's tables, which hold the demo's logs; any other table (the service's ``uploads``, ``tokens``,
+OURS = set(SCHEMA) | {CHAIN_TABLE, "audit_meta"}
+"""The store's tables, which hold the demo's logs (and club local's chain of them); any other table (the service's ``uploads``, ``tokens``,
 ``upload_parts``, the live tables', or anyone's) must be empty: then replacing the file loses nothing."""
 SERVICE = ("uploads", "tokens")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from audit.engine.state import HandState
 from audit.engine.streets import follow, start
-from audit.live.table import what_is_allowed
+from audit.engine.legal import legal_now
 from audit.model import (
     Action, Dealt, DeckLine, Discard, Hand, Marker, Muck, Parole, Post, Preamble, Reshuffle, SessionEnd, Show, StandPat,
 )
@@ -93,7 +93,7 @@ def _hand_entries(hand: Hand, profile: Profile) -> list[Planned]:
         elif kind is Parole:
             entry = {"player": item.player, "action": item.kind + "-parole"}
         if entry is not None:
-            to_act, allowed = what_is_allowed(st)
-            out.append(Planned(entry, to_act, allowed))
+            legal = legal_now(st)
+            out.append(Planned(entry, legal.to_act, legal.allowed()))
         follow(st, item)
     return out

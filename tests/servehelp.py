@@ -102,12 +102,46 @@ def counts(db: Path) -> dict[str, int]:
     return {table: int(rows(db, f"SELECT count(*) FROM {table}")[0][0]) for table in SCHEMA}
 
 
+def check_chains(db: Path) -> None:
+    """Every club's chain holds, link by link, and every stored log has its link (``audit verify``)."""
+    from audit.trust.verify import verify_database
+
+    report = verify_database(str(db))
+    assert not report.breaks, [b.line() for b in report.breaks[:5]]
+    linked = rows(db, "SELECT count(*) FROM chain_links WHERE kind IN ('upload', 'file')")[0][0]
+    assert linked == rows(db, "SELECT count(*) FROM files")[0][0]
+
+
 def check_whole(db: Path) -> None:
-    """Only whole logs (``test_store.check_whole_files``), and every upload points at a stored log and keeps its
-    bytes."""
+    """Only whole logs (``test_store.check_whole_files``), every upload points at a stored log and keeps its
+    bytes, and every chain is whole: each upload and entry has its link, as ``audit verify`` walks them."""
     check_whole_files(db)
+    check_chains(db)
     assert rows(db, "SELECT count(*) FROM uploads WHERE file_sha NOT IN (SELECT file_sha FROM files)") == [(0,)]
     with duckdb.connect(str(db), read_only=True) as con:
         for club, sha256, size in con.execute("SELECT club, sha256, size FROM uploads").fetchall():
             data = stored_bytes(con, club, sha256)
             assert data is not None and len(data) == size and hashlib.sha256(data).hexdigest() == sha256, (club, sha256)
+
+
+Club = tuple[LiveServer, dict[str, str]]
+"""A real service with one club's token: the server and the headers its JSON requests carry."""
+
+
+def start_club(db: Path, club: str = "north") -> Club:
+    """A service on ``db`` (created here) with a token of ``club``; stop it with ``club[0].stop()``."""
+    from audit.serve.db import ServiceDB
+    from audit.serve.tokens import add_token
+
+    service_db = ServiceDB(str(db))
+    token = add_token(service_db.con, club)[1]
+    service_db.close()
+    return LiveServer(db), {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+
+def api_call(club: Club, method: str, path: str, body: Any = None, want: int = 200) -> Any:
+    """``method path`` with ``body`` as JSON; asserts the status ``want`` and answers the JSON."""
+    server, headers = club
+    status, _, raw = server.request(method, path, None if body is None else json.dumps(body).encode(), headers)
+    assert status == want, (status, raw[:300])
+    return json.loads(raw)

@@ -5,17 +5,12 @@ closing counts, plurals, ingest's exit status, help with examples and exit statu
 from __future__ import annotations
 
 import csv
-import fcntl
 import io
 import json
 import os
-import pty
 import re
-import select
-import struct
 import subprocess
 import sys
-import termios
 import threading
 import time
 from pathlib import Path
@@ -26,6 +21,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from audit.cli import main
+import termhelp
 from conftest import AUDIT, SHARED, needs_shared
 
 CASES = SHARED / "cases"
@@ -144,32 +140,9 @@ def test_check_output_file(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------------------------- progress
 def on_a_terminal(args: list[str], stdin: Path | None = None) -> tuple[str, str, int]:
-    """Run ``audit ARGS`` with stderr on a pseudo-terminal and stdout on a pipe: (what the terminal showed,
-    stdout, exit status)."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 250, 0, 0))  # 250 columns: whole paths
-    with open(stdin or os.devnull, "rb") as source:
-        proc = subprocess.Popen([AUDIT, *args], stdin=source, stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
-    shown = b""
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
-        elif proc.poll() is not None:
-            break
-    assert proc.stdout is not None
-    out = proc.stdout.read().decode()
-    proc.wait(timeout=60)
-    os.close(master)
-    return shown.decode(errors="replace"), out, proc.returncode
+    """Run ``audit ARGS`` with stderr on a pseudo-terminal (250 columns: whole paths) and stdout on a pipe: (what
+    the terminal showed, stdout, exit status)."""
+    return termhelp.on_a_terminal(args, "stderr", 250, stdin)
 
 
 @pytest.mark.slow

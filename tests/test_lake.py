@@ -27,6 +27,7 @@ from audit.lake.query import open_lake_store
 from audit.store import Store
 from audit.store.reports import load_reports
 from audit.store.schema import SCHEMA
+from audit.trust.verify import verify_database
 from conftest import AUDIT, SHARED, WORKER_KILLED, needs_shared
 
 CASES = SHARED / "cases"
@@ -177,6 +178,10 @@ def test_from_lake_loads_the_same_rows_clock_included(filled: tuple[Path, Path],
     assert f"{files} files ingested" in first.output
     with Store.open(db, read_only=True) as store:
         assert every_table(store, clock=True) == lake_tables(lake, clock=True)
+        # each file loaded is a link of club local's chain, at the time its row says
+        assert store.con.execute("SELECT count(*) FROM chain_links c JOIN files f ON c.subject = f.file_sha AND "
+                                 "c.received_at = f.ingested_at AND c.club = 'local'").fetchone() == (files,)
+    assert verify_database(str(db)).breaks == []
     again = run("ingest", "--db", str(db), "--from-lake", str(lake))
     assert f"0 files ingested ({files} already in the database)" in again.output
 

@@ -125,6 +125,15 @@ def test_entries_that_cannot_be_understood_are_400_and_rule_breaks_are_200(north
     assert north.call("POST", f"/api/v1/tables/{tid}/close")[0] == 409  # a hand is in play
 
 
+def test_a_seat_off_the_starting_stack_is_flagged_as_the_table_opens(north: Client) -> None:
+    short = [dict(s) for s in SEATS]
+    short[2]["chips"] = 40  # home-open starts everyone at 100
+    state = north.ok("POST", "/api/v1/tables", {"name": "Corto", "seats": short, "button": 3}, 201)["state"]
+    assert [(f["rule"], f["player"], f["actual"]) for f in state["findings"]] == [("STACK_CONTINUITY", "Carla", "40")]
+    state = north.ok("POST", "/api/v1/tables", {"name": "Justo", "seats": SEATS, "button": 3}, 201)["state"]
+    assert state["findings"] == []
+
+
 def test_a_stale_concurrent_entry_gets_409(north: Client) -> None:
     opened = north.ok("POST", "/api/v1/tables", {"name": "Casa", "seats": SEATS, "button": 3}, want=201)
     tid, version = opened["id"], opened["state"]["version"]

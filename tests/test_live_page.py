@@ -90,3 +90,50 @@ def test_a_hand_of_three_to_a_split_pot_on_a_phone(browser: Any, server: LiveSer
         assert words["verdict"] in page.locator("main").inner_text()
     finally:
         context.close()
+
+
+BARS = {"en": ("the pot", "main pot", "side pot 1"), "es": ("el bote", "bote principal", "bote lateral 1")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_pots_are_one_without_an_all_in_and_split_at_one_on_a_phone(browser: Any, server: LiveServer,
+                                                                        lang: str) -> None:
+    """Issue 39: a bet of 2, a raise to 8 and a raise to 10 with everyone holding 40 or more draw one pot (the
+    page drew four); an all-in draws the main pot and a side pot, named as the language says them."""
+    the_pot, main, side = BARS[lang]
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+
+    def bars() -> list[str]:
+        return [b.inner_text() for b in page.locator(".potbar .lbl").all()]
+
+    def raise_to(amount: int) -> None:
+        page.fill('form#act input[name="to"]', str(amount))
+        tap(page, "other")
+
+    try:
+        page.goto(f"{server.origin}/tables?lang={lang}")
+        page.fill("#name", f"Botes {lang}")
+        for i, (name, chips) in enumerate((("Ana", 100), ("Beto", 100), ("Carla", 100), ("Dario", 40)), start=1):
+            page.fill(f'input[name="player{i}"]', name)
+            page.fill(f'input[name="chips{i}"]', str(chips))
+        page.fill("#button", "4")
+        page.locator("form.open button[type=submit]").click()
+        page.wait_for_load_state()
+        tap(page, "bet:2")
+        raise_to(8)
+        raise_to(10)
+        assert bars() == [f"{the_pot} · 22"]  # Carla's 2 nobody has called is still in front of her
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        tap(page, "raise:39")  # Dario all-in (his 40 less the ante)
+        for _ in range(3):
+            tap(page, "call")
+        assert bars() == [f"{the_pot} · 160"]  # everyone in for the same: still one pot
+        for _ in range(4):
+            tap(page, "stand-pat")
+        tap(page, "bet:2")  # Ana bets after the all-in: a side pot Dario cannot win
+        tap(page, "call")
+        assert bars()[0] == f"{main} · 160" and bars()[1].startswith(f"{side} · ")
+    finally:
+        context.close()

@@ -287,7 +287,7 @@ def test_taking_back_the_next_hands_first_entry_does_not_reopen_a_stored_hand() 
 
 
 def test_the_amounts_offered_under_a_bet_unit_are_whole_units() -> None:
-    from audit.serve.routers.tables import table_view
+    from audit.serve.routers.table_pages import table_view
 
     seats = [{"seat": 1, "player": "Ana", "chips": 2000}, {"seat": 2, "player": "Beto", "chips": 2000},
              {"seat": 3, "player": "Carla", "chips": 2000}]

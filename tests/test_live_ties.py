@@ -6,15 +6,12 @@ nothing; the hand is stored with its finding once the next hand begins."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from audit.serve.db import ServiceDB
-from audit.serve.tokens import add_token
-from servehelp import LiveServer
+from servehelp import Club, api_call, start_club
 
 SEATS = [{"seat": 1, "player": "Ana", "chips": 100}, {"seat": 2, "player": "Beto", "chips": 100},
          {"seat": 3, "player": "Carla", "chips": 100}]
@@ -26,27 +23,18 @@ TIED_HAND = [("Ana", "bet", 4), ("Beto", "call"), ("Carla", "call"), ("Ana", "dr
 
 
 @pytest.fixture(scope="module")
-def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, dict[str, str]]]:
-    db = tmp_path_factory.mktemp("live-ties") / "tables.duckdb"
-    service_db = ServiceDB(str(db))
-    token = add_token(service_db.con, "north")[1]
-    service_db.close()
-    live = LiveServer(db)
+def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Club]:
+    live = start_club(tmp_path_factory.mktemp("live-ties") / "tables.duckdb")
     try:
-        yield live, {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        yield live
     finally:
-        live.stop()
+        live[0].stop()
 
 
-def call(club: tuple[LiveServer, dict[str, str]], method: str, path: str, body: Any = None,
-         want: int = 200) -> Any:
-    server, headers = club
-    status, _, raw = server.request(method, path, None if body is None else json.dumps(body).encode(), headers)
-    assert status == want, (status, raw[:300])
-    return json.loads(raw)
+call = api_call
 
 
-def play_tied_hand(club: tuple[LiveServer, dict[str, str]]) -> str:
+def play_tied_hand(club: Club) -> str:
     tid: str = call(club, "POST", "/api/v1/tables", {"name": "Casa", "profile": "home-open", "seats": SEATS,
                                                      "button": 3}, want=201)["id"]
     for e in TIED_HAND:
@@ -58,7 +46,7 @@ def play_tied_hand(club: tuple[LiveServer, dict[str, str]]) -> str:
     return tid
 
 
-def test_a_tied_pot_claimed_by_one_player_is_flagged_at_once(club: tuple[LiveServer, dict[str, str]]) -> None:
+def test_a_tied_pot_claimed_by_one_player_is_flagged_at_once(club: Club) -> None:
     tid = play_tied_hand(club)
     answer = call(club, "POST", f"/api/v1/tables/{tid}/events", {"player": "Beto", "action": "collect", "to": 15})
     [found] = [f for f in answer["findings"] if f["severity"] == "violation"]
@@ -72,7 +60,7 @@ def test_a_tied_pot_claimed_by_one_player_is_flagged_at_once(club: tuple[LiveSer
     assert len(uploads) == 1 and uploads[0]["violations"] == 1
 
 
-def test_the_split_the_table_offers_is_not_flagged(club: tuple[LiveServer, dict[str, str]]) -> None:
+def test_the_split_the_table_offers_is_not_flagged(club: Club) -> None:
     """The near miss: the host claims what the table paid (8 and 7), odd chip and all (a first claim alone
     leaves the pot part unpaid: only the claims together are the payout)."""
     tid = play_tied_hand(club)
@@ -83,7 +71,7 @@ def test_the_split_the_table_offers_is_not_flagged(club: tuple[LiveServer, dict[
     assert "Ana collected 8 from pot\nBeto collected 7 from pot" in log
 
 
-def call_text(club: tuple[LiveServer, dict[str, str]], path: str) -> str:
+def call_text(club: Club, path: str) -> str:
     server, headers = club
     status, _, raw = server.request("GET", path, None, headers)
     assert status == 200

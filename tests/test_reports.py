@@ -35,7 +35,8 @@ COLUMNS = {
                              "violations_per_100_hands", "commonest_rule"],
     "violations-by-table-week": ["table_name", "week", "hands", "violations", "warnings", "hands_with_violations",
                                  "violations_per_100_hands"],
-    "chips-misallocated": ["player", "unit", "hands", "received_too_much", "received_too_little", "net", "rules"],
+    "chips-misallocated": ["player", "unit", "hands", "received_too_much", "received_too_little", "net", "rules",
+                           "corrected_at_table"],
     "parse-errors": ["file", "line", "col", "hand_id", "session", "first_line", "end_line", "message"],
     "standings-disputes": ["file", "session", "started_at", "hands", "disagreements", "details", "first_line"],
     "disputed-hands": ["file", "line", "hand_id", "session", "table_name", "started_at", "findings", "violations",
@@ -48,7 +49,7 @@ COLUMNS = {
     "rule-profile-week": ["rule", "severity", "profile", "week", "findings", "hands", "hands_played",
                           "findings_per_100_hands"],
     "misawarded-pots": ["file", "hand_id", "session", "table_name", "started_at", "unit", "pot", "pot_amount",
-                        "winners", "collected", "should_have", "rules", "messages"],
+                        "winners", "collected", "should_have", "rules", "messages", "corrected_before"],
 }
 
 
@@ -143,7 +144,7 @@ def test_standings_disputes_are_the_sessions_with_standings_findings(db: Path) -
 def test_chips_misallocated_names_the_wrong_pots(db: Path) -> None:
     got = report_rows(db, "chips-misallocated")
     rules = {rule for r in got for rule in r["rules"]}
-    assert rules <= {"POT_WINNER", "POT_AMOUNT", "ODD_CHIP", "UNCALLED_BET"}
+    assert rules <= {"POT_WINNER", "POT_AMOUNT", "ODD_CHIP", "UNCALLED_BET", "CHIPS_NOT_CONSERVED", "RAKE", "PAROLE"}
     assert "POT_WINNER" in rules
     assert all(r["net"] == r["received_too_much"] - r["received_too_little"] for r in got)
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from audit.cli import main
 from audit.store.db import Store, _columns
-from audit.store.schema import KEYS, SCHEMA, STREETS, VIEWS
+from audit.store.schema import CHAIN_COLUMNS, CHAIN_COMMENT, CHAIN_TABLE, KEYS, SCHEMA, STREETS, VIEWS
 from conftest import at_least, SHARED, needs_shared
 
 CASES = SHARED / "cases"
@@ -33,7 +33,8 @@ VIEW_COLUMNS = {
     "hand_details": ["hand_key", "file_sha", "file", "line", "end_line", "hand_id", "session", "profile", "dialect",
                      "game", "betting", "unit", "table_name", "started_at", "started_at_text", "time_zone",
                      "started_at_utc", "play_date", "week", "session_date", "audited", "button_seat", "seats",
-                     "players", "pot_total", "rake", "carried", "redeal", "violations", "warnings", "errors"],
+                     "players", "pot_total", "rake", "carried", "redeal", "violations", "warnings", "errors",
+                     "corrected_before"],
     "finding_details": ["file_sha", "seq", "file", "session", "hand_key", "hand_id", "scope", "line", "rule",
                         "severity", "player", "street", "street_name", "street_order", "pot_index", "pot", "message",
                         "expected", "actual", "msg_id", "params", "profile", "dialect", "table_name", "unit", "started_at", "play_date",
@@ -44,10 +45,12 @@ VIEW_COLUMNS = {
                        "card_list", "detail", "pot_index", "pot", "pot_amount", "pot_total"],
     "pot_details": ["hand_key", "pot_index", "player", "file_sha", "file", "hand_id", "session", "profile",
                     "table_name", "unit", "started_at", "play_date", "pot", "pot_amount", "eligible", "winners",
-                    "should_award", "collected", "difference", "misawarded", "finding_rules", "finding_messages"],
+                    "should_award", "collected", "difference", "misawarded", "finding_rules", "finding_messages",
+                    "corrected_before"],
     "player_hands": ["hand_key", "player", "file_sha", "file", "hand_id", "session", "profile", "dialect",
                      "table_name", "unit", "started_at", "play_date", "week", "seat", "start_stack", "end_stack",
-                     "contributed", "should_receive", "received", "net", "misallocated", "violations", "warnings"],
+                     "contributed", "should_receive", "received", "net", "misallocated", "violations", "warnings",
+                     "owed", "corrected_before"],
 }
 # The columns of INTERFACE.md v1 (and of 0.1.0): they keep their names, their order and their types.
 V1_HANDS = ["hand_key", "file_sha", "file", "line", "end_line", "hand_id", "session", "profile", "dialect", "game",
@@ -95,7 +98,7 @@ def test_every_table_view_and_column_has_a_comment(db: Path) -> None:
     tables = dict(rows(db, "SELECT table_name, comment FROM duckdb_tables() WHERE database_name = current_database() "
                            "AND table_name <> 'audit_meta'"))
     views = dict(rows(db, "SELECT view_name, comment FROM duckdb_views() WHERE NOT internal AND database_name = current_database()"))
-    assert set(tables) == set(SCHEMA) and set(views) == set(VIEWS)
+    assert set(tables) == set(SCHEMA) | {CHAIN_TABLE} and set(views) == set(VIEWS)
     for name, comment in {**tables, **views}.items():
         assert comment and len(comment) > 30, name
     bare = rows(db, "SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() "
@@ -119,9 +122,11 @@ def test_the_comments_are_the_schemas(db: Path) -> None:
     for view, (_, _, columns) in VIEWS.items():
         for name, comment in columns:
             assert stored[(view, name)] == comment, (view, name)
+    assert {name: stored[(CHAIN_TABLE, name)] for name, _, _ in CHAIN_COLUMNS} == \
+        {name: comment for name, _, comment in CHAIN_COLUMNS}
     tables = dict(rows(db, "SELECT table_name, comment FROM duckdb_tables() WHERE database_name = current_database()"))
     views = dict(rows(db, "SELECT view_name, comment FROM duckdb_views() WHERE database_name = current_database()"))
-    assert {t: tables[t] for t in TABLE_COMMENTS} == TABLE_COMMENTS
+    assert {t: tables[t] for t in TABLE_COMMENTS} == TABLE_COMMENTS and tables[CHAIN_TABLE] == CHAIN_COMMENT
     assert {v: views[v] for v in VIEWS} == {v: comment for v, (_, comment, _) in VIEWS.items()}
 
 
@@ -243,8 +248,8 @@ def test_the_export_partition_is_a_date_in_every_table(db: Path, tmp_path: Path)
     broken = tmp_path / "lost-hand.txt"  # a file whose only hand cannot be read: its rows still get a date
     broken.write_text("Hand #X1 - 2026/11/28 21:30:00\nTable 'T' Seat #1 is the button\nAna: dances\n",
                       encoding="utf-8")
-    garbage = tmp_path / "garbage.txt"  # nothing dated at all: the day it was ingested
-    garbage.write_text("hello\nworld\n", encoding="utf-8")
+    garbage = tmp_path / "garbage.txt"  # nothing dated at all: the day it was ingested (its one hand opens a log,
+    garbage.write_text("hello\nworld\n\nHand #X2\n", encoding="utf-8")  # so the lines before it are stored)
     own = tmp_path / "own.duckdb"
     shutil.copy(db, own)
     ingest(own, broken, garbage)
@@ -261,7 +266,7 @@ def test_the_export_partition_is_a_date_in_every_table(db: Path, tmp_path: Path)
     dates = con.execute(f"SELECT hand_id, session_date FROM read_parquet('{out}/parse_errors/**/*.parquet', "
                         "hive_partitioning = true) WHERE file LIKE '%lost-hand.txt' OR file LIKE '%garbage.txt' "
                         "ORDER BY hand_id").fetchall()
-    assert dates == [("X1", dt.date(2026, 11, 28)), (None, dt.date.today())]
+    assert dates == [("X1", dt.date(2026, 11, 28)), ("X2", dt.date.today()), (None, dt.date.today())]
 
 
 # ---------------------------------------------------------------------------------------------- upgrade
@@ -290,14 +295,17 @@ def test_a_schema_1_database_is_upgraded(tmp_path: Path) -> None:
     refused = CliRunner().invoke(main, ["report", "files", "--db", str(path)])
     assert refused.exit_code == 2 and f"audit upgrade --db {path}" in refused.stderr
     done = CliRunner().invoke(main, ["upgrade", "--db", str(path)])
-    assert done.exit_code == 0 and "upgraded from schema version 1 to 2" in done.output
+    assert done.exit_code == 0 and "upgraded from schema version 1 to 3" in done.output
     assert rows(path, "SELECT hand_key, street, message FROM findings ORDER BY seq") == before
     assert rows(path, "SELECT DISTINCT unit FROM hands") == [("chips",)]
     assert rows(path, "SELECT count(*) FROM findings WHERE street IS NOT NULL AND street_code IS NULL") == [(0,)]
     assert rows(path, "SELECT count(*) FROM findings WHERE hand_key IS NOT NULL AND profile IS NULL") == [(0,)]
     assert CliRunner().invoke(main, ["report", "violations-by-rule", "--db", str(path)]).exit_code == 0
     again = CliRunner().invoke(main, ["upgrade", "--db", str(path)])
-    assert "already at schema version 2" in again.output
+    assert "already at schema version 3" in again.output
+    # schema 3's columns: what a seat is owed as the stored rows give it; no hand corrects another yet
+    assert rows(path, "SELECT count(*) FROM seats WHERE owed IS DISTINCT FROM should_receive - received") == [(0,)]
+    assert rows(path, "SELECT count(*) FROM hands WHERE corrects IS NOT NULL") == [(0,)]
     # and it takes new files with every column
     ingest(path, CASES / "generated" / "clean-001.txt")
     assert rows(path, "SELECT count(*) FROM hands WHERE unit IS NULL") == [(0,)]

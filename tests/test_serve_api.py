@@ -266,11 +266,16 @@ def test_explain_gives_what_audit_explain_gives(local: TestClient, tmp_path: Pat
     (tmp_path / "odd.txt").write_bytes(ODD_CHIP.read_bytes())
     cli = subprocess.run([AUDIT, "explain", "odd.txt", "--hand", "387708", "--format", "json"],
                          capture_output=True, text=True, cwd=tmp_path)
-    assert obj == json.loads(cli.stdout)
+    sealed = obj.pop("receipt")
+    given = json.loads(cli.stdout)
+    assert obj == {k: v for k, v in given.items() if k != "receipt"}
+    # the service's receipt is the command's, sealed: the upload's link in the club's chain, and its signature
+    assert {k: v for k, v in sealed.items() if k not in ("chain", "signature")} == given["receipt"]
+    assert sealed["chain"]["club"] == "local" and sealed["signature"]
     assert obj["verdict"]["sentences"] == ["Маша owes O'Neil 1 chip."]
     page = local.get(f"{base}/387708/explain?format=html&lang=es")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    assert "Маша debe 1 ficha a O&#39;Neil." in page.text
+    assert "Маша debía 1 ficha a O&#39;Neil; se corrigió en la mesa" in page.text  # the table corrected it
     policy = page.headers["content-security-policy"]
     assert "script-src 'sha256-" in policy and "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
     assert "default-src 'none'" in policy
@@ -460,7 +465,7 @@ def test_the_pages_for_people(local: TestClient) -> None:
     posted = local.post("/", content=body, headers={"Content-Type": ctype, "Origin": HOME}, follow_redirects=False)
     assert posted.status_code == 303
     result = local.get(posted.headers["location"])
-    assert "Маша owes O&#39;Neil 1 chip." in result.text
+    assert "Маша owed O&#39;Neil 1 chip, corrected at the table" in result.text
     sha = posted.headers["location"].split("/")[2].split("?")[0]
     assert f'href="/uploads/{sha}/hands/387708?lang=en"' in result.text
     hand = local.get(f"/uploads/{sha}/hands/387708")
@@ -514,7 +519,8 @@ def test_openapi_describes_every_route_and_docs_fetch_nothing(local: TestClient)
         "/healthz", "/api/v1/uploads", "/api/v1/check", "/api/v1/uploads/{sha256}/findings",
         "/api/v1/uploads/{sha256}/hands/{hand}/explain", "/api/v1/reports", "/api/v1/reports/{name}",
         "/api/v1/tables", "/api/v1/tables/{table_id}", "/api/v1/tables/{table_id}/events",
-        "/api/v1/tables/{table_id}/undo", "/api/v1/tables/{table_id}/close", "/api/v1/tables/{table_id}/log"}
+        "/api/v1/tables/{table_id}/undo", "/api/v1/tables/{table_id}/close", "/api/v1/tables/{table_id}/log",
+        "/api/v1/chain/head", "/api/v1/key"}
     body = spec["paths"]["/api/v1/uploads"]["post"]["requestBody"]["content"]
     assert set(body) == {"multipart/form-data", "text/plain"}
     assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"

@@ -58,8 +58,8 @@ def on_first_screen(locator: Any) -> bool:
 
 
 @pytest.mark.parametrize("lang,javascript,sentence", [
-    ("en", True, "Маша owes O'Neil 1 chip."),
-    ("es", False, "Маша debe 1 ficha a O'Neil."),
+    ("en", True, "Маша owed O'Neil 1 chip, corrected at the table before hand #387709"),
+    ("es", False, "Маша debía 1 ficha a O'Neil; se corrigió en la mesa antes de la mano #387709"),
 ])
 def test_paste_a_log_see_the_verdict_and_open_the_hand(browser: Any, server: LiveServer, tmp_path: Path, lang: str,
                                                        javascript: bool, sentence: str) -> None:
@@ -72,8 +72,10 @@ def test_paste_a_log_see_the_verdict_and_open_the_hand(browser: Any, server: Liv
     page.wait_for_url("**/uploads/*")
     session = page.locator("section.verdict").first  # the table put the odd chip right before the next hand
     assert "387709" in session.inner_text() and session.locator("li.correction").count() == 0
-    first = page.locator("li.correction").first  # hand 387708's own verdict: what it got wrong, and that
-    assert first.inner_text().startswith(sentence) and "387709" in first.inner_text()
+    # hand 387708's own verdict: what it got wrong, in the past, and that the table put it right (nothing to pay)
+    first = page.locator("section.verdict", has=page.locator("a.button[href*='/hands/387708?']"))
+    assert first.locator("p.nothing").first.inner_text().startswith(sentence)
+    assert first.locator("li.correction").count() == 0 and "bad" not in (first.get_attribute("class") or "")
     assert on_first_screen(session.locator("p.note").first) and on_first_screen(session.locator("p.nothing"))
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     page.screenshot(path=str(tmp_path / f"result-{lang}.png"))
@@ -83,6 +85,9 @@ def test_paste_a_log_see_the_verdict_and_open_the_hand(browser: Any, server: Liv
     verdict = page.locator(".verdict").first
     assert sentence in verdict.inner_text()
     assert on_first_screen(verdict)
+    # the verdict's receipt: its short code and the line to copy, wrapped within the phone's width
+    assert page.locator("section.receipt pre.receipt-line").count() == 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     if javascript:  # the page's own inline script ran under its Content-Security-Policy: the stepper works
         stage = page.locator(".stage").first
         before = stage.locator(".caption").inner_text()

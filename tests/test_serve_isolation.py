@@ -308,6 +308,7 @@ def test_upgrade_gives_every_upload_of_an_earlier_audit_rows_of_its_own(tmp_path
                     [club, hashlib.sha256(data).hexdigest(), f"{club}.txt", len(data), profile, key, wrote, hands,
                      data])
         con.execute("COMMIT")
+    service_db.con.execute("DROP TABLE chain_links")  # an earlier audit kept no chain
     service_db.close()
 
     run = subprocess.run([AUDIT, "upgrade", "--db", str(db)], capture_output=True, text=True)

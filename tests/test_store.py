@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from audit.cli import main
-from audit.store.ingest import IngestJob, audit_file_rows, parse_started_at
+from audit.store.ingest import IngestJob, audit_file_rows, hash_file, parse_started_at
 from audit.store.db import Store
 from audit.store.schema import ORDER_BY, SCHEMA, hand_key
 
@@ -344,6 +344,7 @@ def test_a_killed_ingest_leaves_only_whole_files(tmp_path: Path) -> None:
     assert proc.returncode == -signal.SIGKILL, "the ingest finished before it could be killed"
     check_whole_files(db)
     assert rows(db, "SELECT path FROM files") == [(str(small),)]
+    assert rows(db, "SELECT position, kind, subject FROM chain_links") == [(1, "file", hash_file(str(small))[0])]
     assert count(db, "hands") == hands_in([small])
     # and the next run takes up where the killed one stopped
     result = invoke("ingest", str(small), str(big), "--db", str(db))

@@ -39,7 +39,8 @@ def status_so_far(status: Callable[[], int]) -> None:
 
 COMMANDS = {"backup": "backup", "check": "check", "explain": "explain", "export": "store", "ingest": "store",
             "report": "store", "serve": "serve", "simulate": "simulate", "sql": "store", "token": "serve",
-            "upgrade": "store", "upload": "watch", "watch": "watch"}
+            "upgrade": "store", "upload": "watch", "verify": "trust", "verify-receipt": "trust",
+            "watch": "watch"}
 """Each command's name → the module of this package that defines it (in its ``COMMANDS``), imported when the
 command is first asked for: ``audit check`` imports neither the other commands' modules nor what they import at
 their top (logging, sockets, temporary files: about 0.01 s of every start). A test holds this to the modules."""

@@ -195,8 +195,12 @@ def quiet_option(f: F) -> F:
                              "errors.")(f)
 
 
+DEFAULT_DB = "audit.duckdb"
+"""The database of every command that takes ``--db``, when neither ``--db`` nor ``$AUDIT_DB`` names one."""
+
+
 def db_option(f: F) -> F:
-    return click.option("--db", "db", envvar="AUDIT_DB", default="audit.duckdb", show_default=True,
+    return click.option("--db", "db", envvar="AUDIT_DB", default=DEFAULT_DB, show_default=True,
                         metavar="FILE", show_envvar=True,
                         help="The DuckDB database (default: $AUDIT_DB, else audit.duckdb here).")(f)
 

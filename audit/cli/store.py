@@ -6,8 +6,10 @@ polars are imported inside the commands, so ``audit check`` does not pay for the
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import click
@@ -18,11 +20,10 @@ from audit.cli.options import (
     ByteSize, ProfileName, db_option, epilog, option_option, output_option, profile_option, quiet_option,
 )
 from audit.errors import AuditError
+from audit.store.formats import FORMATS
 from audit.textout import printable
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown", "parquet")
 
 
 def format_options(f: F) -> F:
@@ -33,9 +34,13 @@ def format_options(f: F) -> F:
                           "as a formula).")(f)
     f = output_option("Write to FILE instead of standard output (required for parquet; never over the database; "
                       "through a temporary file renamed into place).")(f)
+    f = click.option("--columns", "columns", default=None, metavar="A,B,C",
+                     help="Only these columns of the result, in this order (comma-separated).")(f)
     return click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-                        help="table (for people, fitted to the terminal), csv, tsv, json (one array), jsonl (one "
-                             "object per line), markdown, parquet.")(f)
+                        help="table (for people, fitted to the terminal; when left out, a table wider than the "
+                             "terminal is written as line instead), line (one 'column = value' per line, a blank "
+                             "line between rows), csv, tsv, json (one array), jsonl (one object per line), "
+                             "markdown, parquet.")(f)
 
 
 def param_option(f: F) -> F:
@@ -163,6 +168,8 @@ REPORT_EXAMPLES = [
     "audit report violations-by-rule --from 2026-11-01 --to 2026-11-30 --table 'Casa Pepe' -f csv -o nov.csv",
     "# a report's own parameter",
     "audit report disputed-hands -p limit 10 --profile qdan",
+    "# some of its columns, one 'column = value' per line (as a table too wide for the terminal is shown)",
+    "audit report misawarded-pots --columns hand_id,collected,should_have,corrected_before -f line",
     "# over a Parquet lake instead of a database",
     "audit report violations-by-player --lake /shared/lake",
 ]
@@ -203,7 +210,8 @@ class ReportCommand(click.Command):
 @format_options
 def report(name: str | None, list_: bool, db: str, from_date: str | None, to_date: str | None,
            profile_filter: str | None, table_name: str | None, params: tuple[tuple[str, str], ...],
-           lake: str | None, fmt: str, output: str | None, escape_formulas: bool, timeout: float | None) -> None:
+           lake: str | None, fmt: str, output: str | None, escape_formulas: bool, timeout: float | None,
+           columns: str | None) -> None:
     """Run the report NAME (see --list, or below) on the database. --from, --to, --profile and --table keep
     the hands, findings and pots of those days, that profile or that table."""
     from audit.store.reports import find_report, load_reports, report_params
@@ -225,12 +233,14 @@ def report(name: str | None, list_: bool, db: str, from_date: str | None, to_dat
             given[key] = value
     from audit.resources import data_dir
 
-    _query(db, lake, chosen.sql, report_params(chosen, given), fmt, output, escape_formulas, timeout,
-           {str(data_dir("reports") / f"{chosen.name}.sql"): "the report's SQL file"})
+    _query(db, lake, chosen.sql, report_params(chosen, given), _Output(fmt, output, escape_formulas, columns),
+           timeout, {str(data_dir("reports") / f"{chosen.name}.sql"): "the report's SQL file"})
 
 
 SQL_EXAMPLES = [
     "audit sql \"SELECT rule, count(*) AS n FROM finding_details GROUP BY rule ORDER BY n DESC\"",
+    "# with no database (no --db, $AUDIT_DB or audit.duckdb here) a query runs in memory",
+    "audit sql \"SELECT 21 * 2 AS answer\"",
     "# the query from a file (or '-' for standard input), with a named parameter",
     "audit sql --query-file week.sql -p day 2026-11-28 -f csv -o week.csv",
     "echo 'SELECT * FROM pot_details WHERE misawarded' | audit sql - -f jsonl",
@@ -249,12 +259,18 @@ SQL_EXAMPLES = [
 @lake_option
 @format_options
 def sql(query: str | None, query_file: str | None, db: str, params: tuple[tuple[str, str], ...], lake: str | None,
-        fmt: str, output: str | None, escape_formulas: bool, timeout: float | None) -> None:
+        fmt: str, output: str | None, escape_formulas: bool, timeout: float | None, columns: str | None) -> None:
     """Run one read-only SQL QUERY on the database (writes are refused). QUERY '-' reads it from standard
     input. The views hand_details, finding_details, player_hands, pot_details, action_details,
-    session_details and streets are the place to start (docs/reference/database.md)."""
+    session_details and streets are the place to start (docs/reference/database.md). With no --db, no
+    $AUDIT_DB and no audit.duckdb here, the query runs in memory (SELECT 1 + 1, a VALUES list)."""
+    from audit.cli.options import DEFAULT_DB
+
     text = _query_text(query, query_file)
-    _query(db, lake, text, dict(params) or None, fmt, output, escape_formulas, timeout,
+    source = click.get_current_context().get_parameter_source("db")
+    in_memory = lake is None and source == click.core.ParameterSource.DEFAULT and not os.path.exists(DEFAULT_DB)
+    _query(None if in_memory else db, lake, text, dict(params) or None,
+           _Output(fmt, output, escape_formulas, columns), timeout,
            {query_file: "the query file"} if query_file is not None else {})
 
 
@@ -276,21 +292,35 @@ def _query_text(query: str | None, query_file: str | None) -> str:
         raise AuditError(f"{source}: the query cannot be read ({reason})") from None
 
 
-def _query(db: str, lake: str | None, text: str, params: dict[str, object] | None, fmt: str, output: str | None,
-           escape_formulas: bool, timeout: float | None, inputs: dict[str, str]) -> None:
-    """Run ``text`` on ``db`` (or the lake ``lake``) and write its rows in ``fmt``; ``output`` is none of
-    ``inputs`` (the query's file: path → what it is), the database's files or the lake."""
+@dataclass(frozen=True)
+class _Output:
+    """How ``report`` and ``sql`` write their rows: the format, the file (``None``: standard output), CSV's
+    formula guard and ``--columns`` as given."""
+
+    fmt: str
+    output: str | None
+    escape_formulas: bool
+    columns: str | None
+
+
+def _query(db: str | None, lake: str | None, text: str, params: dict[str, object] | None, out: _Output,
+           timeout: float | None, inputs: dict[str, str]) -> None:
+    """Run ``text`` on ``db`` (``None``: in memory, or the lake ``lake``) and write its rows as ``out`` says;
+    ``out.output`` is none of ``inputs`` (the query's file: path → what it is), the database's files or the
+    lake. A table left to its default on a terminal too narrow for it is written as ``line``."""
     import shutil
 
     from audit.outfile import database_files, refuse_clobber
     from audit.store.db import Store, check_db_name
     from audit.store.formats import text_types, write_result
-    from audit.store.sql import run_query
+    from audit.store.sql import IN_MEMORY, run_query
 
-    check_db_name(db)
+    fmt, output = out.fmt, out.output
+    if db is not None:
+        check_db_name(db)
     if fmt == "parquet" and not output:
         raise AuditError("--format parquet needs --output FILE")
-    source: str | Callable[[], Store] = db
+    source: str | Callable[[], Store] = db if db is not None else IN_MEMORY
     if lake is not None:
         from functools import partial
 
@@ -298,14 +328,17 @@ def _query(db: str, lake: str | None, text: str, params: dict[str, object] | Non
 
         inputs = {**inputs, lake: "the lake being read"}
         source = partial(open_lake_store, lake)
-    else:
+    elif db is not None:
         inputs = {**inputs, **database_files(db)}
     if output:
         refuse_clobber(output, inputs)
+    columns = [c.strip() for c in out.columns.split(",") if c.strip()] if out.columns is not None else None
     width = shutil.get_terminal_size().columns if fmt == "table" and not output and sys.stdout.isatty() else None
+    vertical = click.get_current_context().get_parameter_source("fmt") == click.core.ParameterSource.DEFAULT
 
     def sink(names: list[str], batches: Any, schema: Any) -> int:
-        return write_result(names, batches, fmt, output, escape_formulas=escape_formulas, schema=schema, width=width)
+        return write_result(names, batches, fmt, output, escape_formulas=out.escape_formulas, schema=schema,
+                            width=width, columns=columns, vertical=vertical)
 
     run_query(source, text, params, sink, timeout, as_text=text_types(fmt))
 

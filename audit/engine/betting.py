@@ -45,11 +45,7 @@ def on_action(st: HandState, a: Action) -> None:
     if rnd is None or st.street not in ("first", "second"):
         note_all(st, action_not_allowed(st, a, None))
         return
-    legal: BetLegal | None = None
-    if st.steps is not None:
-        capped = raise_capped(st, rnd)  # past a fixed-limit cap nobody may raise
-        legal = BetLegal(rnd.to_call(p), rnd.min_raise_to(), max_raise_to(st, p), rnd.may_raise(p) and not capped,
-                         st.stack.get(p, 0), capped)
+    legal = bet_legal(st, p) if st.steps is not None else None
     not_allowed = action_not_allowed(st, a, rnd)
     if not_allowed is None:
         note(st, check_turn(st, a, rnd))
@@ -196,11 +192,12 @@ def check_raise(st: HandState, a: Action, rnd: BettingRound, judged: bool = Fals
                          ("since_amount", rnd.current - before), ("before_amount", before),
                          ("full_amount", rnd.full)),
                         player=p, expected=f"call {rnd.to_call(p)} or fold", actual=f"raise to {to}")
-    elif increment < rnd.full and not all_in and increment > 0 and betting(st) != "fixed-limit":
+    elif increment < rnd.min_increment() and not all_in and increment > 0 and betting(st) != "fixed-limit":
+        least = rnd.min_increment()  # (the full increment up to a whole bet unit)
         found = finding(st, Rule.RAISE_BELOW_MIN, a.line, "raise",
                         (("player", p), ("to_amount", to), ("increment_amount", increment), ("bet_amount", faced),
-                         ("full_amount", rnd.full), ("min_to_amount", faced + rnd.full)),
-                        player=p, expected=f"to at least {faced + rnd.full}", actual=f"to {to}")
+                         ("full_amount", least), ("min_to_amount", faced + least)),
+                        player=p, expected=f"to at least {faced + least}", actual=f"to {to}")
     if found is not None:
         out = [found] if out is None else out + [found]
     sizes = check_size(st, a, rnd, increment, all_in, to)
@@ -243,6 +240,17 @@ def check_size(st: HandState, a: Action, rnd: BettingRound, increment: int, all_
                                (("player", p), ("cap", cap), ("n", rnd.began_with)),
                                player=p, expected=f"at most {cap} bets", actual=rnd.raises + 1))
     return out
+
+
+def bet_legal(st: HandState, p: str) -> BetLegal:
+    """What the betting rules allow ``p`` now (the round open): to call, the smallest raise-to (by whole bet
+    units) and the largest, whether raising is open to him (not past a fixed-limit cap), his stack. The one
+    answer the dispute page's steps record and ``audit.engine.legal.legal_now`` gives the live table."""
+    rnd = st.round
+    assert rnd is not None
+    capped = raise_capped(st, rnd)
+    return BetLegal(rnd.to_call(p), rnd.min_raise_to(), max_raise_to(st, p), rnd.may_raise(p) and not capped,
+                    st.stack.get(p, 0), capped)
 
 
 def raise_capped(st: HandState, rnd: BettingRound) -> bool:

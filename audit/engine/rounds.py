@@ -48,7 +48,8 @@ def open_round(st: HandState, street: str, line: int) -> None:
         if p not in folded and p not in all_in:
             pending.add(p)
     # (the round is made with its pending players: not with a set of its own, replaced at once)
-    rnd = BettingRound(bets, current, round_min_bet(st, street), betting(st) == "fixed-limit", pending)
+    rnd = BettingRound(bets, current, round_min_bet(st, street), betting(st) == "fixed-limit", pending,
+                       st.profile.bet_unit)
     st.round = rnd
     st.rounds[street] = rnd
     if street == "second" and len(pending) <= 1 and nothing_to_call(rnd, pending):

@@ -46,40 +46,16 @@ class SessionTracker:
         out: list[Finding] = []
         hand = result.hand
         prof = self.profile
-        starting = prof.starting_chips  # (a Profile's fields are looked up by name: once each)
         ante = prof.ante
         points = prof.points_mode
         seats = {s.player: s for s in hand.seats}
         if self.ended:
             self._add(out, Rule.SESSION_LENGTH, hand, hand.line, "after_end", street="forced bets")
         gap, self.after_gap = self.after_gap, False
-        if gap:
-            pass  # nothing to compare with: the hand in between could not be read
-        elif self.last is None:
-            if starting is not None and not hand.points_mode and not points:
-                for s in hand.seats:
-                    if s.chips != starting:
-                        self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "first",
-                                  (("player", s.player), ("stack_chips", s.chips), ("starting_amount", starting)),
-                                  player=s.player, expected=starting, actual=s.chips, street="forced bets")
-        else:
-            prev = self.last
-            balances = self.balances
-            for s in hand.seats:
-                carried_over = balances.get(s.player)  # (one look-up: None for a player new to the session)
-                if carried_over is not None:
-                    want = carried_over
-                    if s.chips != want:
-                        # in points mode the points on a seat line are its stack
-                        scored = hand.points_mode or points
-                        self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "carried_points" if scored else "carried",
-                                  (("player", s.player), ("stack_amount" if scored else "stack_chips", s.chips),
-                                   ("ended_amount", want)),
-                                  player=s.player, expected=want, actual=s.chips, street="forced bets")
-                elif starting is not None and s.chips != starting and not hand.points_mode:
-                    self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "joins",
-                              (("player", s.player), ("stack_chips", s.chips), ("starting_amount", starting)),
-                              player=s.player, expected=starting, actual=s.chips, street="forced bets")
+        if not gap:  # (after a hand that could not be read there is nothing to compare with)
+            self._check_stacks(out, hand)
+        prev = self.last
+        if not gap and prev is not None:
             self._check_button(out, prev, result)
             carried = prev.pot_total if prev.redeal else 0
             if hand.carried != carried:
@@ -119,6 +95,44 @@ class SessionTracker:
                 self.ended_early = True
         self.last = result
         return out
+
+    def stack_findings(self, hand: Hand) -> list[Finding]:
+        """``STACK_CONTINUITY`` of ``hand``'s seats against the session so far, before the hand is played (what a
+        live table says as it deals the hand: a seat opened with other than the profile's starting chips)."""
+        out: list[Finding] = []
+        if not self.after_gap:
+            self._check_stacks(out, hand)
+        return out
+
+    def _check_stacks(self, out: list[Finding], hand: Hand) -> None:
+        """Each seat's stack: the profile's starting chips in the session's first hand and for a player who joins,
+        the stack he ended the last hand with otherwise."""
+        starting = self.profile.starting_chips
+        points = self.profile.points_mode
+        if self.last is None:
+            if starting is not None and not hand.points_mode and not points:
+                for s in hand.seats:
+                    if s.chips != starting:
+                        self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "first",
+                                  (("player", s.player), ("stack_chips", s.chips), ("starting_amount", starting)),
+                                  player=s.player, expected=starting, actual=s.chips, street="forced bets")
+            return
+        balances = self.balances
+        for s in hand.seats:
+            carried_over = balances.get(s.player)  # one look-up: None for a player new to the session
+            if carried_over is not None:
+                want = carried_over
+                if s.chips != want:
+                    # in points mode the points on a seat line are its stack
+                    scored = hand.points_mode or points
+                    self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "carried_points" if scored else "carried",
+                              (("player", s.player), ("stack_amount" if scored else "stack_chips", s.chips),
+                               ("ended_amount", want)),
+                              player=s.player, expected=want, actual=s.chips, street="forced bets")
+            elif starting is not None and s.chips != starting and not hand.points_mode:
+                self._add(out, Rule.STACK_CONTINUITY, hand, s.line, "joins",
+                          (("player", s.player), ("stack_chips", s.chips), ("starting_amount", starting)),
+                          player=s.player, expected=starting, actual=s.chips, street="forced bets")
 
     def copy(self) -> SessionTracker:
         """The session as it stands, apart from this one (feeding either leaves the other as it was): where a

@@ -10,9 +10,7 @@ from audit.engine.parole import (
 )
 from audit.engine.result import HandResult, PotResult
 from audit.engine.rounds import close_round, settle_uncalled
-from audit.engine.showdown import (
-    check_points, check_show_order, check_site_known_cards, check_what_shown_proves, winners_among,
-)
+from audit.engine.showdown import check_points, check_site_known_cards, check_what_shown_proves, winners_among
 
 from audit.engine.state import HandState, dead_money, finding, gather, gather_all, note, note_all, record
 from audit.findings import Finding
@@ -132,7 +130,6 @@ def finish(st: HandState) -> HandResult:
         pot_total -= amount
     if summary is not None and not redeal:
         note(st, check_summary(st, summary, pot_total, collected_total, rake))
-    note(st, check_show_order(st, live))
     unjudged: tuple[str, ...] = ()
     if not hand.shows_all_cards:
         note_all(st, check_site_known_cards(st))

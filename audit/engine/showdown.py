@@ -47,9 +47,12 @@ def on_show(st: HandState, s: Show) -> None:
                 shown_all.add(c)
     if s.description is not None:
         note(st, check_description(st, s))
-    if p not in st.shown:
+    first = p not in st.shown
+    if first:
         st.show_order.append(p)
     st.shown[p] = s
+    if first:  # judged as the one who should have shown first shows, not when the hand ends
+        note(st, check_show_order(st, [q for q in st.order if q not in st.folded], p))
     if st.steps is not None:
         record(st, s.line, s)
 
@@ -142,13 +145,13 @@ def winners_among(st: HandState, pot_eligible: tuple[str, ...], showdown_players
     return best_hands(st, eligible)
 
 
-def check_show_order(st: HandState, live: list[str]) -> Finding | None:
+def check_show_order(st: HandState, live: list[str], shower_now: str) -> Finding | None:
     """``SHOW_ORDER``: the last aggressor of the second round shows first (else the first to act, or the first
-    player left of the button, as the profile says)."""
+    player left of the button, as the profile says); judged when he shows (``shower_now``) after another."""
     if not st.show_order or len(live) < 2 or st.parole_state == "accepted":
         return None
     first_shower = first_to_show(st, live)
-    if first_shower is None or first_shower not in live:
+    if first_shower is None or first_shower not in live or first_shower != shower_now:
         return None
     shower = st.show_order[0]
     if shower == first_shower or first_shower not in st.shown:

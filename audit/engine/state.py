@@ -15,6 +15,7 @@ from audit.cards import Ranking
 from audit.findings import Finding, Params, said_finding
 from audit.engine.steps import BetLegal, DrawLegal, Step
 from audit.model import Collect, Discard, Hand, Item, NoPlay, Post, Seat, Show, StandPat, SummaryTotal, Uncalled
+from audit.pots import Pot, uncalled_bet
 from audit.profile import Profile
 from audit.rules import Rule
 
@@ -27,11 +28,12 @@ class BettingRound:
     """The state of one betting round and what is legal in it."""
 
     def __init__(self, bets: dict[str, int], current: int, full: int, fixed: bool = False,
-                 pending: set[str] | None = None) -> None:
+                 pending: set[str] | None = None, unit: int = 1) -> None:
         self.bets = bets  # chips each player has in this round
         self.current = current  # the bet to match
         self.full = full  # the last full increment (starts at the min bet); fixed limit: the bet size
         self.fixed = fixed  # fixed limit: every bet and raise is one bet size
+        self.unit = unit if unit > 1 else 1  # bets and raises by whole units of this many chips (qdan: 20)
         self.full_to = current  # fixed limit: the level of the last bet that counts as full (a blind counts)
         self.acted: set[str] = set()
         self.pending: set[str] = set() if pending is None else pending  # who must still act
@@ -50,11 +52,18 @@ class BettingRound:
         owed = self.current - self.bets.get(player, 0)
         return owed if owed > 0 else 0
 
+    def min_increment(self) -> int:
+        """The smallest full raise: the last full increment, up to a whole bet unit (RULES.md, "Bet units": an
+        all-in raise of 50 over a bet of 40, unit 20, makes the next full raise 60)."""
+        unit = self.unit
+        full = self.full
+        return full if unit == 1 else -(-full // unit) * unit
+
     def min_raise_to(self) -> int:
         """The smallest legal raise-to (or opening bet) that is not all-in (fixed limit: the only one)."""
         if self.fixed:
             return self.full_to + self.full
-        return self.current + self.full if self.current else self.full
+        return self.current + self.min_increment() if self.current else self.full
 
     def may_raise(self, player: str) -> bool:
         """Whether the betting is open for ``player``: he has not acted, or faces a full increment since (fixed
@@ -264,6 +273,24 @@ def record(st: HandState, line: int, item: Item, legal: BetLegal | None = None) 
     steps = st.steps
     if steps is None:
         return
+    bets, contributions, dead = table_now(st)
+    collected = 0
+    for c in st.collected:
+        collected += c.amount
+    pots = pots_in_progress(contributions, in_front(st, bets), st.order, st.folded, st.all_in, dead)
+    draw: DrawLegal | None = None
+    if type(item) is Discard or type(item) is StandPat:
+        prof = st.profile
+        draw = DrawLegal(st.cards.get(item.player), prof.draw_limit,
+                         prof.draw_limit + 1 if prof.draw_limit_ace else None)
+    steps.append(Step(line, st.street, item, dict(st.stack), bets, contributions, dead,
+                      tuple([p for p in st.order if p in st.folded]), pot_now(st) - collected, legal, draw, pots))
+
+
+def table_now(st: HandState) -> tuple[dict[str, int], dict[str, int], int]:
+    """The chips on the table now: each player's bet in front of him (the round's bets; the blinds before the
+    first round), each player's contribution (less what came back uncalled and less dead blinds) and the dead
+    money (a carried pot, dead blinds)."""
     rnd = st.round
     if rnd is not None:
         bets = {p: b for p, b in rnd.bets.items() if b}
@@ -272,22 +299,59 @@ def record(st: HandState, line: int, item: Item, legal: BetLegal | None = None) 
     else:
         bets = {}
     dead_of, dead = dead_money(st)
-    dead += st.dead
     contributions: dict[str, int] = {}
     for p, chips in st.contrib.items():
         chips -= st.returned_log.get(p, 0) + dead_of.get(p, 0)
         if chips:
             contributions[p] = chips
-    collected = 0
-    for c in st.collected:
-        collected += c.amount
-    draw: DrawLegal | None = None
-    if type(item) is Discard or type(item) is StandPat:
-        prof = st.profile
-        draw = DrawLegal(st.cards.get(item.player), prof.draw_limit,
-                         prof.draw_limit + 1 if prof.draw_limit_ace else None)
-    steps.append(Step(line, st.street, item, dict(st.stack), bets, contributions, dead,
-                      tuple([p for p in st.order if p in st.folded]), pot_now(st) - collected, legal, draw))
+    return bets, contributions, dead + st.dead
+
+
+def in_front(st: HandState, bets: dict[str, int]) -> dict[str, int]:
+    """The chips in front of a player that are in no pot yet: the part of the round's top bet nobody has
+    called (``bets``: the round's), and the uncalled chips due back and not yet returned."""
+    top, excess = uncalled_bet(bets)
+    out = {top: excess} if top is not None and excess > 0 else {}
+    for p, amount in st.returned_due.items():
+        pending = amount - st.returned_log.get(p, 0)
+        if pending > 0:
+            out[p] = out.get(p, 0) + pending
+    return out
+
+
+def pots_in_progress(contributions: dict[str, int], uncalled: dict[str, int], order: list[str],
+                     folded: set[str] | tuple[str, ...], all_in: set[str] | frozenset[str],
+                     dead: int) -> list[Pot]:
+    """The pots as they stand (what the dispute page's felt and step list and the live table draw): every chip
+    put in but those nobody has called yet (``uncalled``, ``in_front``: they stay a bet in front of their player
+    until called or returned), in a main pot and a side pot above each level a player still in went all-in at.
+    Nobody all-in: one pot, however unequal the bets (TDA 21: side pots come from all-ins only)."""
+    middle: dict[str, int] = {}
+    for p, c in contributions.items():
+        rest = c - uncalled.get(p, 0)
+        if rest > 0:
+            middle[p] = rest
+    live = [p for p in order if p not in folded]
+    out: list[tuple[int, tuple[str, ...]]] = []
+    below = 0
+    for level in sorted({middle[p] for p in live if p in all_in and p in middle}):
+        amount = sum((c if c < level else level) - below for c in middle.values() if c > below)
+        # (a player still able to bet may yet call up to any level; one all-in only up to his own)
+        out.append((amount, tuple(p for p in live if p not in all_in or middle.get(p, 0) >= level)))
+        below = level
+    rest = sum(c - below for c in middle.values() if c > below)
+    if rest or not out:
+        out.append((rest, tuple(p for p in live if p not in all_in or middle.get(p, 0) > below)))
+    merged: list[tuple[int, tuple[str, ...]]] = []
+    for amount, eligible in out:  # (levels no player still in stops at make no pot of their own)
+        if merged and merged[-1][1] == eligible:
+            merged[-1] = (merged[-1][0] + amount, eligible)
+        else:
+            merged.append((amount, eligible))
+    merged[0] = (merged[0][0] + dead, merged[0][1])
+    if len(merged) == 1:
+        return [Pot("pot", merged[0][0], merged[0][1])] if merged[0][0] or live else []
+    return [Pot("main" if i == 0 else f"side-{i}", a, e) for i, (a, e) in enumerate(merged)]
 
 
 # ------------------------------------------------------------------ who is where

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from audit.findings import Finding
 from audit.model import Item
+from audit.pots import Pot
 
 
 class BetLegal:
@@ -48,7 +49,8 @@ class Step:
 
     def __init__(self, line: int, street: str, item: Item, stacks: dict[str, int], bets: dict[str, int],
                  contributions: dict[str, int], dead: int, folded: tuple[str, ...], pot: int,
-                 legal: BetLegal | None = None, draw: DrawLegal | None = None) -> None:
+                 legal: BetLegal | None = None, draw: DrawLegal | None = None,
+                 pots: list[Pot] | None = None) -> None:
         self.line = line
         self.street = street
         self.item = item
@@ -60,4 +62,5 @@ class Step:
         self.pot = pot
         self.legal = legal
         self.draw = draw
+        self.pots: list[Pot] = pots if pots is not None else []
         self.findings: list[Finding] = []

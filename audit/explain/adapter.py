@@ -1,23 +1,24 @@
 """The one adapter from the engine's typed steps (``audit.engine.steps.Step``, recorded by the replay with
 ``steps=True``) to explain's ``Step`` s: the street's name, the log line as plain data with the JSON's short
-English ``text`` (scripts read it: its words stay fixed), what was legal (to call, min / max raise-to, may raise; or for a draw the
-cards that could go and the limit), the findings made at the step, and the pots the contributions build
-(``audit.pots.build_pots``) after every step. The cards each player ends with are followed here too, for the
+English ``text`` (scripts read it: its words stay fixed), what was legal (to call, min / max raise-to, may raise; or
+for a draw the cards that could go and the limit), the findings made at the step, and the pots as they stand after
+every step (``audit.engine.state.pots_in_progress``, recorded by the engine: the bets in front apart, side pots from
+all-ins only). The cards each player ends with are followed here too, for the
 seats.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from audit.engine import STREET_NAMES, HandResult
+from audit.engine.state import pots_in_progress
 from audit.explain.records import DrawAllowance, Legal, PotNow, Step
 from audit.model import (
     Action, Collect, Dealt, DeckLine, Discard, Hand, Item, Marker, Muck, NoPlay, Parole, Post, Reshuffle, Score, Show,
     StandPat, Uncalled,
 )
-from audit.pots import build_pots, uncalled
+from audit.pots import Pot
 from audit.profile import Profile
+
 
 def follow_cards(holding: dict[str, tuple[str, ...]], pending: dict[str, Discard], item: Item) -> None:
     """Keep ``holding`` (each player's cards) up to date through one item of the hand."""
@@ -109,7 +110,7 @@ def steps_from_engine(result: HandResult, profile: Profile | None = None) -> lis
     placed: set[int] = set()
     steps = [Step(index=0, line=hand.line, street="seats", text="Seats", item=None,
                   stacks=dict(result.start_stacks), pot=hand.carried, bets={}, contributions={}, folded=(),
-                  pots=_pots({}, {}, order, (), hand.carried), legal=None, draw=None, findings=[])]
+                  pots=_pots(pots_in_progress({}, {}, order, (), set(), hand.carried)), legal=None, draw=None, findings=[])]
     for s in result.steps or []:
         legal = s.legal
         draw = s.draw
@@ -118,7 +119,7 @@ def steps_from_engine(result: HandResult, profile: Profile | None = None) -> lis
         steps.append(Step(
             index=len(steps), line=s.line, street=STREET_NAMES.get(s.street, s.street), text=step_text(s.item),
             item=s.item, stacks=dict(s.stacks), pot=s.pot, bets=dict(s.bets), contributions=dict(s.contributions),
-            folded=s.folded, pots=_pots(s.contributions, s.bets, order, s.folded, s.dead),
+            folded=s.folded, pots=_pots(s.pots),
             legal=Legal(legal.to_call, legal.min_raise_to, legal.max_raise_to, legal.may_raise, legal.stack_before,
                         legal.capped)
             if legal is not None else None,
@@ -137,12 +138,5 @@ def steps_from_engine(result: HandResult, profile: Profile | None = None) -> lis
     return steps
 
 
-def _pots(contributions: Mapping[str, int], bets: Mapping[str, int], order: Sequence[str], folded: Sequence[str],
-          dead: int) -> list[PotNow]:
-    """The pots the contributions build; a bet nobody has matched yet is not in any pot (it is in front of its
-    player), so its excess over the next bet is left out."""
-    top, excess = uncalled(bets)
-    if top is not None:
-        contributions = {**contributions, top: contributions.get(top, 0) - excess}
-    live = [p for p in order if p not in folded]
-    return [PotNow(p.name, p.amount, p.eligible) for p in build_pots(contributions, live, order, dead)]
+def _pots(pots: list[Pot]) -> list[PotNow]:
+    return [PotNow(p.name, p.amount, p.eligible) for p in pots]

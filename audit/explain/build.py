@@ -15,6 +15,7 @@ from typing import Any
 
 from audit.errors import InputError
 from audit.explain.adapter import draw_allowance, final_cards, steps_from_engine
+from audit.explain.corrections import TableCorrections, stack_changes
 from audit.explain.records import (
     CARRY_RULES, CHIP_RULES, Explained, HandExplanation, PotView, Reason, SeatView, SessionExplanation, Step, TableCorrection,
 )
@@ -179,57 +180,32 @@ class _Session:
         self.file = ""
         self.hands: list[HandExplanation] = []
         self.paid_wrong: dict[str, str] = {}  # player → the last hand of this session that paid them wrong
-        self.open: list[HandExplanation] = []  # hands that paid someone wrong, not corrected yet
+        self.open: TableCorrections[HandExplanation] = TableCorrections()
         self.corrections: list[TableCorrection] = []
 
     def link(self, h: HandExplanation) -> None:
         """A stack that differs from the last hand's: the table's correction when the changes are exactly an
-        earlier hand's wrong payment reversed (or all those not yet corrected together); else it follows from the
-        last earlier hand of the session that paid that player wrong. Then remember whom this hand paid wrong."""
-        changes: dict[str, int] = {}
-        for r in h.reasons:
-            params = dict(r.finding.params)
-            if r.finding.rule == "STACK_CONTINUITY" and r.finding.msg_id == "finding.STACK_CONTINUITY.carried" \
-                    and isinstance(params.get("stack_chips"), int) and isinstance(params.get("ended_amount"), int):
-                player = r.finding.player or ""
-                changes[player] = changes.get(player, 0) + int(params["stack_chips"]) - int(params["ended_amount"])
-        corrected = self._corrected_by(changes) if changes else []
+        earlier hand's wrong payment reversed (or all those not yet corrected together: ``TableCorrections``);
+        else it follows from the last earlier hand of the session that paid that player wrong. Then remember
+        whom this hand paid wrong."""
+        changes = stack_changes(r.finding for r in h.reasons)
+        corrected = self.open.corrected_by(changes)
         if corrected:
             ids = tuple(c.hand or "?" for c in corrected)
             for c in corrected:
                 c.corrected_before = h.hand or "?"
                 c.reasons = [replace(r, corrected_before=c.corrected_before) if r.changes_chips else r
                              for r in c.reasons]
-                self.open.remove(c)
             h.table_corrects = list(ids)
             self.corrections.append(TableCorrection(h.hand or "?", ids, changes))
         h.reasons = [replace(r, changes_chips=False, table_correction=h.table_corrects[-1])
                      if corrected and r.finding.rule == "STACK_CONTINUITY" and (r.finding.player or "") in changes
                      else replace(r, follows_from=self.paid_wrong.get(r.finding.player or ""))
                      if r.finding.rule == "STACK_CONTINUITY" else r for r in h.reasons]
-        if h.settlement is not None:
-            wrong = False
+        if h.settlement is not None and self.open.paid(h, h.settlement.difference):
             for p, d in h.settlement.difference.items():
                 if d:
                     self.paid_wrong[p] = h.hand or "?"
-                    wrong = True
-            if wrong:
-                self.open.append(h)
-
-    def _corrected_by(self, changes: dict[str, int]) -> list[HandExplanation]:
-        """The uncorrected hands whose wrong payments ``changes`` reverse exactly: the latest such hand alone,
-        else all of them together; [] when the changes correct nothing."""
-        def owed(hands: Sequence[HandExplanation]) -> dict[str, int]:
-            out: dict[str, int] = {}
-            for x in hands:
-                for p, d in (x.settlement.difference.items() if x.settlement is not None else ()):
-                    out[p] = out.get(p, 0) + d
-            return {p: d for p, d in out.items() if d}
-
-        for h in reversed(self.open):
-            if owed([h]) == changes:
-                return [h]
-        return list(self.open) if self.open and owed(self.open) == changes else []
 
 
 def _explain_audited(audited: Audited, tracker: _ProfileTracker) -> HandExplanation:

@@ -77,12 +77,38 @@ def settlement_notes(s: Settlement, lang: str, unit: Unit = "") -> list[str]:
 
 
 def correction_lines(item: Explained, lang: str) -> list[str]:
-    """The verdict's transfers in plain words; for a hand the table corrected later, each says so."""
-    lines = [correction_sentence(t, lang, item.unit) for t in item.transfers]
+    """The verdict's transfers in plain words; for a hand the table corrected later (``corrected_lines``)
+    none: nothing is left to pay."""
+    if getattr(item, "corrected_before", None) is not None:
+        return []
+    return [correction_sentence(t, lang, item.unit) for t in item.transfers]
+
+
+def corrected_lines(item: Explained, lang: str) -> list[str]:
+    """For a hand the table corrected itself before a later hand: each transfer it once called for, in the past
+    and said corrected ("Маша owed O'Neil 1 chip, corrected at the table before hand #387709: nothing is left to
+    pay for it."); [] for any other."""
     before = getattr(item, "corrected_before", None)
-    if before is not None:
-        lines = [f"{line} {say('verdict.corrected_at_table', lang, hand=before)}" for line in lines]
-    return lines
+    if before is None:
+        return []
+    out = []
+    for t in item.transfers:
+        line = say("verdict.owed_corrected", lang, payer=party_name(t.payer, lang), payee=party_name(t.payee, lang),
+                   amount=quantity(t.chips, item.unit, lang), hand=before)
+        out.append(line[:1].upper() + line[1:])
+    return out
+
+
+def nothing_lines(item: Explained, lang: str, broken: bool) -> list[str]:
+    """What a verdict says when nothing is left to pay: the payments the table corrected itself, in the past
+    (``corrected_lines``), else that there is nothing to correct; and, with ``broken`` (``rules_broken``), that the
+    rules were broken all the same. [] when something is still to be paid (the transfers say it)."""
+    corrected = corrected_lines(item, lang)
+    if not corrected and item.transfers:
+        return []
+    if broken:
+        return [*corrected, say("verdict.nothing_but", lang)]
+    return corrected or [say("verdict.nothing", lang)]
 
 
 def table_notes(item: Explained, lang: str) -> list[str]:

@@ -263,8 +263,10 @@ class TableCorrection:
 
 
 def rules_broken(reasons: list[Reason]) -> bool:
-    """Any reason that broke a rule or moved chips, leaving out the table's own corrections."""
-    return any((r.finding.severity != "warning" or r.changes_chips) and r.table_correction is None for r in reasons)
+    """Any reason that broke a rule or moved chips, leaving out the table's own corrections and the wrong payments
+    they put right (nothing of those is left to settle)."""
+    return any((r.finding.severity != "warning" or r.changes_chips) and r.table_correction is None
+               and r.corrected_before is None for r in reasons)
 
 
 def verdict_dict(transfers: list[Transfer], reasons: list[Reason], unit: str) -> dict[str, Any]:

@@ -71,6 +71,7 @@ def _load_file(store: Store, lake: Lake, sha: str) -> dict[str, Any] | None:
             batches = source.iter_batches(batch_size=APPEND_ROWS)
             store.append(table, pa.RecordBatchReader.from_batches(source.schema_arrow, batches))
         store.append(COMMIT_TABLE, files)
+        store.link_file(sha, files.column("ingested_at")[0].as_py(), files.column("default_profile")[0].as_py())
         store.con.execute("COMMIT")
     except duckdb.Error as exc:
         store.rollback()

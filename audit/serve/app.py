@@ -22,7 +22,7 @@ from audit import __version__
 from audit.serve.deps import LocalOnly, SignInNeeded, known_club
 from audit.serve.guard import Guard
 from audit.serve.models import Health
-from audit.serve.routers import api, pages, tables
+from audit.serve.routers import api, pages, table_pages, tables
 from audit.serve.protocol import protocol_class
 from audit.serve.service import Busy, Service, Settings
 
@@ -56,6 +56,7 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(tables.router)
+    app.include_router(table_pages.router)
 
     @app.get("/healthz", response_model=Health, tags=["health"],
              responses={503: {"description": "The service cannot do its work now (a worker process died; it is "
@@ -118,6 +119,7 @@ def run(settings: Settings, out: Any = None) -> None:
                 host = settings.host if ":" not in settings.host else f"[{settings.host}]"
                 out.write(f"audit serve: http://{host}:{ports[0] if ports else settings.port}/ "
                           f"(database {settings.db}; Ctrl-C stops)\n")
+                out.write(f"audit serve: the service's key (Ed25519, GET /api/v1/key): {service.key.public_hex}\n")
                 out.flush()
 
         @contextlib.contextmanager

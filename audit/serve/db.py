@@ -41,8 +41,11 @@ from audit.rules import Rule
 from audit.store.db import FileRows, Store
 from audit.store.ingest import FileBuilder, profile_label
 from audit.store.reports import INT_MAX, Report, find_report, load_reports, report_params
+from audit.store.reports import unknown_report as unknown_report  # the same words as `audit report` gives
 from audit.serve.schema import SERVICE_COLUMNS, SERVICE_TABLES, create_tables
 from audit.store.schema import SCHEMA, VIEWS, view_sql
+from audit.trust import chain
+from audit.trust.chain import adopt_uploads, append_link
 
 if TYPE_CHECKING:  # pragma: no cover
     import duckdb
@@ -180,6 +183,8 @@ class ServiceDB:
             with transaction(self.con):
                 create_tables(self.con)
             self.migrated = migrate_uploads(self.con)
+            with transaction(self.con):
+                adopt_uploads(self.con)  # uploads an audit without chains stored
             row = self.con.execute("SELECT current_database()").fetchone()
             self.catalog = str(row[0]) if row else "main"
             # Read once: `audit token` cannot change them while the service holds the database. A token of a
@@ -333,15 +338,18 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
     """One transaction on ``con``: committed when the block ends, rolled back when it raises (whole or not at
     all)."""
     con.execute("BEGIN TRANSACTION")
+    chain.began(con)
     try:
         yield con
         con.execute("COMMIT")
     except BaseException:
+        chain.rolled_back(con)  # before anything else: the heads its links gave are never remembered
         try:
             con.execute("ROLLBACK")
         except Exception:  # pragma: no cover - the connection lost the transaction already
             pass
         raise
+    chain.committed(con)
 
 
 # ---------------------------------------------------------------------------------------------- opening
@@ -466,7 +474,10 @@ def upgrade_service(store: Store) -> int:
     if found is None or not any(name in found.tables or name in found.others for name in SERVICE_COLUMNS):
         return 0
     check_service_tables(store)
-    return migrate_uploads(store.con)
+    moved = migrate_uploads(store.con)
+    with transaction(store.con):
+        adopt_uploads(store.con)  # uploads an audit without chains stored
+    return moved
 
 
 def report_files() -> dict[str, Report]:
@@ -604,7 +615,8 @@ def audit_upload(data: bytes, name: str, profile: str, key: str) -> FileRows:
 
 def write_upload(cur: duckdb.DuckDBPyConnection, job: UploadWrite) -> Outcome:
     """Store one upload in one transaction (the writer thread runs this): the log's rows, under the upload's own
-    key, the club's ``uploads`` row and the bytes in ``upload_parts``. A club that has the bytes already gets ``duplicate``.
+    key, the club's ``uploads`` row, the bytes in ``upload_parts`` and the upload's link in the club's chain
+    (``audit.trust.chain``). A club that has the bytes already gets ``duplicate``.
 
     The rows go in without a look-up first (the writer is the service's bottleneck): the plan found the club has
     no such upload, and if the club's same bytes went in since, their keys refuse the insert and the upload is
@@ -627,7 +639,7 @@ def _write(cur: duckdb.DuckDBPyConnection, job: UploadWrite, look_first: bool) -
                 return duplicate_outcome(seen, job.name)  # (nothing written: the transaction commits nothing)
         if job.rows is None or job.rows.sha256 != job.key or not job.key.startswith(UPLOAD_KEY_PREFIX):
             raise AuditError(f"internal: the rows of {job.name} are not keyed as an upload's")
-        store.append_file(job.rows)
+        store.append_file(job.rows, link=False)  # its link is the club's (below), not local's
         hands = job.rows.hands
         table = job.rows.tables.get("findings")
         counts = Counter(table.column("severity").to_pylist() if table is not None else [])
@@ -636,6 +648,7 @@ def _write(cur: duckdb.DuckDBPyConnection, job: UploadWrite, look_first: bool) -
                     [job.club, job.sha256, job.name, len(job.data), received, job.profile, job.key, True, hands,
                      counts["violation"], counts["warning"], counts["error"], b""])
         cur.from_arrow(upload_parts(job.club, job.sha256, job.data)).insert_into("upload_parts")
+        append_link(cur, job.club, "upload", job.key, received, job.profile, content_sha256=job.sha256)
     return Outcome(job.name, job.sha256, "stored", hands, counts["violation"], counts["warning"], counts["error"])
 
 

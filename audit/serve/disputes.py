@@ -9,7 +9,7 @@ page is the one ``audit explain`` makes from the whole log. A hand the log does 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ class VerdictView:
     hand: str | None = None
     corrections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    nothing: str = ""
+    nothing: list[str] = field(default_factory=list)
     reasons: list[dict[str, Any]] = field(default_factory=list)
     bad: bool = False
     unreadable: bool = False  # a hand that could not be read, or another game: not judged
@@ -107,29 +107,84 @@ def hand_blocks(data: bytes, name: str, hand: str) -> Iterator[list[Any]]:
         yield pending
 
 
+Seal = Callable[[dict[str, Any]], dict[str, Any]]
+"""The service's seal on a receipt: its chain's link for the log, and its signature (``Service.seal``)."""
+
+
+def _receipted(data: bytes, name: str, label: str, hand: str, anonymize: bool,
+               seal: Seal | None) -> tuple[list[Any], dict[str, Any]] | None:
+    """The explanation of ``hand`` to give out (without names when ``anonymize``) and its receipt, sealed."""
+    import hashlib
+
+    from audit.serve.db import parse_label
+    from audit.trust.anonymize import explain_anonymized
+    from audit.trust.receipt import make_receipt
+
+    items = _hand(data, name, label, hand)
+    if not items:
+        return None
+    profile, options = parse_label(label)
+    receipt = make_receipt(items[0], hashlib.sha256(data).hexdigest(), profile, options, anonymize)
+    shown = explain_anonymized(data, name, _profile(label), hand, items)[:1] if anonymize else items
+    return shown, seal(receipt) if seal is not None else receipt
+
+
 @slow
 def hand_page(data: bytes, name: str, label: str, hand: str, lang: str,
-              links: dict[str, Any] | None = None) -> str | None:
-    """The dispute page of ``hand`` (``None``: the log has no such hand); ``links``: the service's way back,
-    language switch and sign-out (``audit.explain.render.html.render_html``)."""
+              links: dict[str, Any] | None = None, anonymize: bool = False, seal: Seal | None = None) -> str | None:
+    """The dispute page of ``hand`` (``None``: the log has no such hand) with its receipt; ``links``: the
+    service's way back, language switch and sign-out (``audit.explain.render.html.render_html``);
+    ``anonymize``: players as Player A, Player B …"""
     from audit.explain import render_html
+    from audit.trust.anonymize import shown_names
 
-    items = _hand(data, name, label, hand)
-    return render_html(items, lang, source=name, links=links) if items else None
+    found = _receipted(data, name, label, hand, anonymize, seal)
+    if found is None:
+        return None
+    items, receipt = found
+    page = render_html(items, lang, source=name, links=links, receipt=receipt)
+    return shown_names(page, lang) if anonymize else page
 
 
 @slow
-def hand_json(data: bytes, name: str, label: str, hand: str) -> dict[str, Any] | None:
-    """What ``audit explain --format json`` gives for ``hand`` (the first hand with that id), or ``None``."""
-    items = _hand(data, name, label, hand)
-    return items[0].as_dict() if items else None
+def hand_json(data: bytes, name: str, label: str, hand: str, anonymize: bool = False,
+              seal: Seal | None = None) -> dict[str, Any] | None:
+    """What ``audit explain --format json`` gives for ``hand`` (the first hand with that id), with its receipt
+    sealed, or ``None``."""
+    import json
+
+    from audit.trust.anonymize import shown_names
+
+    found = _receipted(data, name, label, hand, anonymize, seal)
+    if found is None:
+        return None
+    items, receipt = found
+    obj = {**items[0].as_dict(), "receipt": receipt}
+    return dict(json.loads(shown_names(json.dumps(obj)))) if anonymize else obj
+
+
+@slow
+def session_receipt(data: bytes, name: str, label: str, seal: Seal) -> dict[str, Any] | None:
+    """The sealed receipt of the last session's verdict in ``data`` (a live table's log; ``None``: no session
+    ended in it)."""
+    import hashlib
+
+    from audit.explain import SessionExplanation, explain_bytes
+    from audit.serve.db import parse_label
+    from audit.trust.receipt import make_receipt
+
+    sessions = [i for i in explain_bytes(data, _profile(label), None, name) if isinstance(i, SessionExplanation)]
+    if not sessions:
+        return None
+    profile, options = parse_label(label)
+    return seal(make_receipt(sessions[-1], hashlib.sha256(data).hexdigest(), profile, options))
 
 
 @slow
 def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200) -> LogVerdicts:
     """The verdict of every session and of each hand with a finding or a correction (at most ``most``)."""
     from audit.explain import HandExplanation, explain_bytes, settlement_notes
-    from audit.explain.phrases import correction_lines, table_notes, unreadable_verdict
+    from audit.explain.phrases import correction_lines, nothing_lines, table_notes, unreadable_verdict
     from audit.explain.records import rules_broken
     from audit.words import say
 
@@ -149,13 +204,11 @@ def log_verdicts(data: bytes, name: str, label: str, lang: str, most: int = 200)
             view = VerdictView(say("serve.session", lang, name=item.name, hands=hands), notes=table_notes(item, lang))
         view.corrections = correction_lines(item, lang)
         broken = rules_broken(item.reasons)
-        corrected = getattr(item, "corrected_before", None) is not None
-        view.bad = (bool(view.corrections) and not corrected) or broken
+        view.bad = bool(view.corrections) or broken  # a payment the table corrected has no correction left
         if isinstance(item, HandExplanation) and item.error is not None:
             view.unreadable, view.bad, broken = True, False, False
-        if not view.corrections:
-            view.nothing = unreadable_verdict(item, lang) if view.unreadable else \
-                say("verdict.nothing_but" if broken else "verdict.nothing", lang)
+        view.nothing = [unreadable_verdict(item, lang)] if view.unreadable and not view.corrections \
+            else nothing_lines(item, lang, broken)
         view.reasons = [_reason(r, lang) for r in item.reasons]
         (out.hands if isinstance(item, HandExplanation) else out.sessions).append(view)
     return out

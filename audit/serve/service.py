@@ -34,8 +34,9 @@ from dataclasses import dataclass
 from typing import IO, Any, TypeVar
 
 from audit.errors import AuditError
-from audit.serve.db import Outcome, ServiceDB, Upload, UploadWrite, audit_upload, duplicate_outcome, write_upload
+from audit.serve.db import LOCAL_CLUB, Outcome, ServiceDB, Upload, UploadWrite, audit_upload, duplicate_outcome, write_upload
 from audit.serve.writer import Writer
+from audit.trust.keys import ServiceKey
 
 T = TypeVar("T")
 log = logging.getLogger("audit.serve")
@@ -259,6 +260,7 @@ class Service:
         self.turns = ClubTurns(settings.club_running, settings.club_waiting, settings.queue_wait)
         self.memory = MemoryTurns(settings.audit_memory)
         self._control: Any = None  # the control socket for backups (audit.serve.control)
+        self._key: ServiceKey | None = None  # the service's signing key (audit.trust.keys), read at start
 
     @property
     def db(self) -> ServiceDB:
@@ -267,12 +269,26 @@ class Service:
         return self._db
 
     @property
+    def key(self) -> ServiceKey:
+        if self._key is None:
+            raise RuntimeError("the service is not started")
+        return self._key
+
+    @property
     def started(self) -> bool:
         return self._db is not None
 
     def start(self) -> None:
         """Open the database (``AuditError`` when another program holds it), start the writer and the pools."""
         self._db = ServiceDB(self.settings.db)
+        from audit.trust.keys import key_path, load_or_create
+
+        try:
+            self._key = load_or_create(key_path(self.settings.db))  # made at first start, 0600
+        except BaseException:
+            self._db.close()
+            self._db = None
+            raise
         self._writer = Writer(self._db.new_cursor())
         self._reads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="audit-read")
         # one thread more than a club may run at once: a club whose turn comes finds a thread free, whatever one
@@ -408,6 +424,28 @@ class Service:
             except Exception as exc:
                 log.exception("checking %s failed", name)
                 return [], f"{name}: the audit stopped on an internal error ({type(exc).__name__}); please report it"
+
+    def seal(self, club: str, upload: Upload, receipt: dict[str, Any]) -> dict[str, Any]:
+        """A receipt of one of ``club``'s logs with the log's link in the club's chain, signed by the service."""
+        if upload.uploaded:
+            return self.seal_link(club, "upload", upload.file_sha, receipt)
+        return self.seal_link(LOCAL_CLUB, "file", upload.file_sha, receipt)  # a log of audit ingest
+
+    def seal_link(self, club: str, kind: str, subject: str, receipt: dict[str, Any]) -> dict[str, Any]:
+        """``receipt`` with the last link of ``club``'s chain of this kind about ``subject`` (a log, a live
+        table), signed by the service."""
+        from audit.trust.chain import link_of
+
+        link = link_of(self.db.cursor(), club, kind, subject)
+        if link is not None:
+            receipt = {**receipt, "chain": link.head()}
+        return self.key.signed(receipt)
+
+    def chain_head(self, club: str) -> dict[str, Any]:
+        """``club``'s chain head, signed."""
+        from audit.trust.chain import head
+
+        return self.key.signed(head(self.db.cursor(), club))
 
     async def text(self, club: str, upload: Upload) -> bytes:
         """The bytes of a club's stored log (``AuditError`` when they are not kept)."""

@@ -27,6 +27,9 @@ class Writer:
     """A thread that runs ``job(cursor)`` for each submitted job, in order."""
 
     def __init__(self, cursor: duckdb.DuckDBPyConnection) -> None:
+        from audit.trust.chain import remember_heads
+
+        remember_heads(cursor)  # the one writer: no other connection appends a link while the service runs
         self._cursor = cursor
         self._jobs: queue.Queue[Any] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="audit-writer", daemon=True)

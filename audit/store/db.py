@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from audit.errors import AuditError
 from audit.store.schema import (
-    DATA_TABLES, ORDER_BY, SCHEMA, SCHEMA_VERSION, TABLES, UPGRADE_FROM_1, VIEWS, create_table_sql,
-    hand_key, table_comment_sql, view_comment_sql, view_sql,
+    CHAIN_SCHEMA, CHAIN_TABLE, DATA_TABLES, ORDER_BY, SCHEMA, SCHEMA_VERSION, TABLES, UPGRADE_FROM_1, UPGRADE_FROM_2,
+    VIEWS, create_chain_sql, create_table_sql, hand_key, table_comment_sql, view_comment_sql, view_sql,
 )
 from audit.textout import shorten
 
@@ -76,17 +76,20 @@ LOCKED: dict[str, Any] = {
     "lock_configuration": True,
 }
 
-_ADDED_IN_2 = {table: {name for name, _, comment in columns if comment.endswith("New in schema 2.")}
-               for table, columns in TABLES.items()}
+_ADDED_IN = {version: {table: {name for name, _, comment in columns if f"New in schema {version}" in comment}
+                        for table, columns in TABLES.items()} for version in ("2", "3")}
 _META_COLUMNS = [("key", "VARCHAR"), ("value", "VARCHAR")]
 
 
 def _columns(version: str) -> dict[str, list[tuple[str, str]]]:
     """The tables (and their columns) of a database of schema ``version``."""
     out = {name: list(cols) for name, cols in SCHEMA.items()}
+    for later in [v for v in _ADDED_IN if int(v) > int(version)]:
+        out = {name: [c for c in cols if c[0] not in _ADDED_IN[later][name]] for name, cols in out.items()}
     if version == "1":
-        out = {name: [c for c in cols if c[0] not in _ADDED_IN_2[name]] for name, cols in out.items()
-               if name != "unsupported_hands"}
+        out.pop("unsupported_hands", None)
+    else:
+        out[CHAIN_TABLE] = list(CHAIN_SCHEMA)
     out["audit_meta"] = list(_META_COLUMNS)
     return out
 
@@ -174,6 +177,16 @@ class Store:
             raise
         return store
 
+    @classmethod
+    def in_memory(cls) -> Store:
+        """An empty database in memory, locked down as a file is (``audit sql`` with no database): it holds no
+        table of audit's, and nothing a query does outlives it."""
+        import duckdb
+
+        config = dict(LOCKED)
+        config["temp_directory"] = private_temp()
+        return cls(duckdb.connect(":memory:", config=config), ":memory:", True)
+
     def close(self) -> None:
         self.con.close()
 
@@ -209,19 +222,19 @@ class Store:
             raise self._foreign("its table 'audit_meta' has other columns", create)
         row = self.one("SELECT value FROM audit_meta WHERE key = 'schema_version'")
         version = row[0] if row else None
-        if version not in ("1", SCHEMA_VERSION):
+        if version not in ("1", "2", SCHEMA_VERSION):
             raise AuditError(f"{self.path}: the database has schema version {version or 'none'}; this audit reads "
                              f"and writes version {SCHEMA_VERSION}; ingest into a new database")
         for name, columns in _columns(version).items():
-            if name not in tables and name not in others and create:
-                continue  # added below
+            if name not in tables and name not in others and (create or name == CHAIN_TABLE):
+                continue  # added below (a database read before it had a chain: audit verify says so)
             if tables.get(name) != columns:
                 raise self._foreign(f"its table {name!r} is missing or has other columns", create)
         if version != SCHEMA_VERSION and not create:
             raise AuditError(f"{self.path}: the database was written by an earlier audit (schema version {version}); "
                              f"bring it up to date with 'audit upgrade --db {self.path}' (it only adds columns, "
                              "tables and views; nothing is removed)")
-        if create and (version != SCHEMA_VERSION or any(name not in tables for name in SCHEMA)):
+        if create and (version != SCHEMA_VERSION or any(name not in tables for name in (*SCHEMA, CHAIN_TABLE))):
             self._create(new=False, upgrade_from=version if version != SCHEMA_VERSION else None)
 
     def has_index(self, table: str) -> bool:
@@ -230,6 +243,11 @@ class Store:
         return self.one("SELECT count(*) FROM system.main.duckdb_constraints() WHERE database_name = ? "
                         "AND schema_name = 'main' AND table_name = ? AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')",
                         [db[0] if db else "", table]) != (0,)
+
+    def has_chain(self) -> bool:
+        """Whether the database has its chain table (one written before chains has not, until opened for writing)."""
+        return self.one("SELECT count(*) FROM system.main.duckdb_tables() WHERE schema_name = 'main' AND "
+                        "table_name = ? AND database_name = system.main.current_database()", [CHAIN_TABLE]) != (0,)
 
     def _foreign(self, why: str, writing: bool) -> AuditError:
         what = "this database was not written by" if writing else "this is not a database written by"
@@ -275,9 +293,17 @@ class Store:
             if upgrade_from == "1":
                 for statement in UPGRADE_FROM_1:
                     con.execute(statement)
+            if upgrade_from in ("1", "2"):
+                for statement in UPGRADE_FROM_2:
+                    con.execute(statement)
                 con.execute("UPDATE audit_meta SET value = ? WHERE key = 'schema_version'", [SCHEMA_VERSION])
             for table in SCHEMA:
                 con.execute(create_table_sql(table))
+            if new or not self.has_chain():
+                from audit.trust.chain import adopt_files
+
+                con.execute(create_chain_sql())
+                adopt_files(con)
             con.execute("DELETE FROM audit_meta WHERE key = 'views'")  # the views and comments are written next
             con.execute("COMMIT")
         except BaseException:
@@ -293,6 +319,7 @@ class Store:
         if self.read_only:
             for name in VIEWS:
                 self.con.execute(view_sql(name, temporary=True))
+            self._drop_same_views()
             return
         digest = _views_digest()
         if self.one("SELECT value FROM audit_meta WHERE key = 'views'") == (digest,):
@@ -311,6 +338,21 @@ class Store:
         except BaseException:
             self.rollback()
             raise
+
+    def _drop_same_views(self) -> None:
+        """Drop each temporary view whose text is exactly the database's own view of that name (as DuckDB writes
+        both back), so that ``SHOW TABLES`` names each view once; a view the file holds in another form (an
+        earlier version's, or anyone's) stays shadowed by this version's."""
+        db_row = self.one("SELECT system.main.current_database()")
+        rows = self.con.execute(
+            "SELECT database_name, view_name, sql FROM system.main.duckdb_views() WHERE NOT internal "
+            "AND schema_name = 'main' AND database_name IN (?, 'temp')", [db_row[0] if db_row else ""]).fetchall()
+        texts = {(database == "temp", name): (text or "").rstrip(";") for database, name, text in rows}
+        for name in VIEWS:
+            temporary = texts.get((True, name))
+            if temporary is not None and temporary.replace("CREATE TEMP VIEW", "CREATE VIEW", 1) == \
+                    texts.get((False, name)):
+                self.con.execute(f"DROP VIEW temp.main.{name}")
 
     # ------------------------------------------------------------------ writing
     def known_files(self) -> set[str]:
@@ -337,21 +379,30 @@ class Store:
         # catalog inside every file's transaction, three times slower.
         self.con.from_arrow(data).insert_into(table)
 
-    def add_files_row(self, rows: FileRows, ingested_at: Any = None) -> None:
-        """The file's ``files`` row, inside the open transaction."""
+    def add_files_row(self, rows: FileRows, ingested_at: Any = None, link: bool = True) -> None:
+        """The file's ``files`` row, inside the open transaction, and its link in club local's chain (``link``
+        False: the caller links it, as the service links an upload in its club's chain)."""
         import datetime as dt
 
         when = ingested_at or dt.datetime.now().replace(microsecond=0)
         self.con.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          [rows.sha256, rows.path, rows.size, when, rows.default_profile, rows.hands,
                           rows.parse_errors, rows.findings, _version()])
+        if link:
+            self.link_file(rows.sha256, when, rows.default_profile)
+
+    def link_file(self, sha256: str, ingested_at: Any, profile: str) -> None:
+        """The link of a file ``audit ingest`` stored, in club local's chain, inside the open transaction."""
+        from audit.trust.chain import LOCAL_CLUB, append_link
+
+        append_link(self.con, LOCAL_CLUB, "file", sha256, ingested_at, profile, content_sha256=sha256)
 
     def commit_file(self, rows: FileRows, ingested_at: Any = None) -> None:
         """Add the file's ``files`` row and commit its transaction."""
         self.add_files_row(rows, ingested_at)
         self.con.execute("COMMIT")
 
-    def append_file(self, rows: FileRows, ingested_at: Any = None) -> None:
+    def append_file(self, rows: FileRows, ingested_at: Any = None, link: bool = True) -> None:
         """Every row of one file, its ``files`` row last, inside the caller's open transaction (not committed):
         ``write_file`` without its transaction, for a caller that adds rows of its own to it (``audit serve``)."""
         for table in DATA_TABLES:
@@ -361,7 +412,7 @@ class Store:
             spilled = rows.spill.get(table)
             if spilled is not None:
                 self.append_spilled(table, spilled)
-        self.add_files_row(rows, ingested_at)
+        self.add_files_row(rows, ingested_at, link)
 
     def rollback(self) -> None:
         """Undo the open transaction (nothing if the connection already lost it)."""

@@ -1,10 +1,10 @@
-"""A query's rows as text or Parquet: ``table``, ``csv``, ``tsv``, ``json`` (one array), ``jsonl`` (one object per
-line), ``markdown``, ``parquet``.
+"""A query's rows as text or Parquet: ``table``, ``line`` (one ``column = value`` per line, a blank line between
+rows), ``csv``, ``tsv``, ``json`` (one array), ``jsonl`` (one object per line), ``markdown``, ``parquet``.
 
 Rows stream from DuckDB as Arrow record batches and are written a batch at a time by polars (CSV, JSON) or
 pyarrow (Parquet), never converted row by row to Python objects; the text table and Markdown are built per
 column with polars expressions too. What reaches a terminal is made safe: control characters in cells show as
-escapes in ``table`` and ``markdown``, and JSON carries C1 controls and bidi overrides as ``\\u`` escapes. CSV
+escapes in ``table``, ``line`` and ``markdown``, and JSON carries C1 controls and bidi overrides as ``\\u`` escapes. CSV
 and Parquet carry text as stored.
 """
 
@@ -15,12 +15,13 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from audit.errors import AuditError
-from audit.textout import printable
+from audit.textout import printable, shown
+from audit.words import say
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
 
-FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown", "parquet")
+FORMATS = ("table", "line", "csv", "tsv", "json", "jsonl", "markdown", "parquet")
 TEXT_FORMATS = FORMATS[:-1]
 TABLE_SAMPLE_ROWS = 1_000
 """The text table sizes its columns from this many rows, then streams the rest (a wider cell pushes its row, or
@@ -129,16 +130,23 @@ def unique_names(names: list[str]) -> list[str]:
 
 def write_result(names: list[str], batches: Any, fmt: str, output: str | None = None, *,
                  escape_formulas: bool = False, schema: Any = None, width: int | None = None,
-                 out: IO[str] | None = None) -> int:
+                 out: IO[str] | None = None, columns: list[str] | None = None, vertical: bool = False) -> int:
     """Write a query's result, streamed from ``batches`` (record batches, a ``pyarrow.RecordBatchReader`` or a
     ``pyarrow.Table``), in ``fmt``: to the file ``output`` through a temporary file renamed into place, else to
-    ``out`` (standard output). ``width`` fits the ``table`` format to that many characters. Returns the rows."""
+    ``out`` (standard output). ``columns``: only these columns, in this order (``pick_columns``). ``width`` fits
+    the ``table`` format to that many characters; with ``vertical`` a table wider than ``width`` is written as
+    ``line`` instead. Returns the rows."""
     from audit.outfile import atomic_output
 
     names = unique_names(names)
     if hasattr(batches, "to_batches"):  # a pyarrow.Table
         schema = batches.schema
         batches = batches.to_batches()
+    if columns is not None:
+        picked = pick_columns(names, columns)
+        names = [names[i] for i in picked]
+        schema = [list(schema)[i] for i in picked] if schema is not None else None
+        batches = (batch.select(picked) for batch in batches)
     renamed = _renamed(batches, names)
     if fmt == "parquet":
         if output is None:
@@ -148,11 +156,30 @@ def write_result(names: list[str], batches: Any, fmt: str, output: str | None = 
     try:
         if output is not None:
             with atomic_output(output) as handle:
-                return write_text(names, renamed, fmt, handle, escape_formulas, width)
-        return write_text(names, renamed, fmt, out or sys.stdout, escape_formulas, width)
+                return write_text(names, renamed, fmt, handle, escape_formulas, width, vertical)
+        return write_text(names, renamed, fmt, out or sys.stdout, escape_formulas, width, vertical)
     except _panic() as exc:  # a value polars cannot hold that no type rule above foresaw: one line, not a crash
         raise AuditError(f"a value of the result cannot be written as {fmt} ({_first_line(exc)}); "
                          "cast its column to VARCHAR in the query") from None
+
+
+def pick_columns(names: list[str], wanted: list[str]) -> list[int]:
+    """The positions of the columns ``wanted`` (``--columns a,b,c``: each once, in that order) among ``names``;
+    ``AuditError`` naming the result's columns (and the nearest name) for one it does not have."""
+    import difflib
+
+    picked: list[int] = []
+    for name in wanted:
+        if name not in names:
+            near = difflib.get_close_matches(name, names, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise AuditError(f"--columns: the result has no column {shown(name)}{hint} (its columns: "
+                             f"{', '.join(names) or 'none'})")
+        if names.index(name) not in picked:
+            picked.append(names.index(name))
+    if not picked:
+        raise AuditError("--columns is empty; name the columns to show, e.g. --columns player,net")
+    return picked
 
 
 def _panic() -> type[BaseException]:
@@ -197,8 +224,9 @@ def _write_parquet(names: list[str], batches: Iterable[Any], handle: IO[bytes], 
 
 
 def write_text(names: list[str], batches: Iterable[Any], fmt: str, handle: IO[str], escape_formulas: bool = False,
-               width: int | None = None) -> int:
-    """Write record batches (whose columns are ``names``) to ``handle`` in a text format; returns the rows."""
+               width: int | None = None, vertical: bool = False) -> int:
+    """Write record batches (whose columns are ``names``) to ``handle`` in a text format; returns the rows.
+    ``width`` and ``vertical``: see ``write_result``."""
     frames = (_frame(batch) for batch in batches)
     if fmt in ("csv", "tsv"):
         return _write_csv(names, frames, handle, "," if fmt == "csv" else "\t", escape_formulas)
@@ -207,7 +235,9 @@ def write_text(names: list[str], batches: Iterable[Any], fmt: str, handle: IO[st
     if fmt == "markdown":
         return _write_markdown(names, frames, handle)
     if fmt == "table":
-        return _write_table(names, frames, handle, width)
+        return _write_table(names, frames, handle, width, vertical)
+    if fmt == "line":
+        return _write_lines(names, frames, handle)
     raise ValueError(f"unknown format {fmt!r}")
 
 
@@ -379,9 +409,13 @@ def _markdown_head(names: list[str], numeric: list[bool], handle: IO[str]) -> No
     handle.write("| " + " | ".join(heads) + " |\n|" + "|".join(" ---: " if num else " --- " for num in numeric) + "|\n")
 
 
-def _write_table(names: list[str], frames: Iterable[pl.DataFrame], handle: IO[str], width: int | None) -> int:
+def _write_table(names: list[str], frames: Iterable[pl.DataFrame], handle: IO[str], width: int | None,
+                 vertical: bool = False) -> int:
     """An aligned text table (numbers right-aligned), sized from its first ``TABLE_SAMPLE_ROWS`` rows and fitted
-    to ``width`` when given (long cells cut with an ellipsis), with a closing row count."""
+    to ``width`` when given (long cells cut with an ellipsis), with a closing row count; with ``vertical``, a
+    table wider than ``width`` is written as ``line`` instead (as psql's ``\\x auto`` does)."""
+    import itertools
+
     import polars as pl
 
     stream = iter(frames)
@@ -402,6 +436,8 @@ def _write_table(names: list[str], frames: Iterable[pl.DataFrame], handle: IO[st
                 longest: Any = c.get_column(n).str.len_chars().max()
                 widths[i] = max(widths[i], int(longest or 0))
     fitted = _fit(widths, heads, width) if width else None
+    if fitted is not None and vertical:
+        return _lines(heads, itertools.chain(cells, (_cells(f) for f in stream)), handle)
     widths = fitted or widths
 
     def line(values: list[str]) -> str:
@@ -412,7 +448,35 @@ def _write_table(names: list[str], frames: Iterable[pl.DataFrame], handle: IO[st
     rows = 0
     for c in cells + [_cells(f) for f in stream]:
         rows += _table_rows(c, widths, numeric, fitted is not None, handle)
-    handle.write(f"({rows:,} row{'s' if rows != 1 else ''})\n")
+    handle.write(_row_count(rows))
+    return rows
+
+
+def _row_count(rows: int) -> str:
+    return f"({say('unit.rows', 'en', n=rows)})\n"
+
+
+def _write_lines(names: list[str], frames: Iterable[pl.DataFrame], handle: IO[str]) -> int:
+    """``line``: each row as one ``column = value`` line per column (the names right-aligned, as DuckDB's
+    ``.mode line``), a blank line between rows, and the closing row count."""
+    return _lines([printable(n) for n in names], (_cells(f) for f in frames), handle)
+
+
+def _lines(heads: list[str], cells: Iterable[pl.DataFrame], handle: IO[str]) -> int:
+    import polars as pl
+
+    widest = max((len(h) for h in heads), default=0)
+    labels = [pl.lit(h.rjust(widest) + " = ") for h in heads]
+    rows = 0
+    for c in cells:
+        if not c.height or not c.width:
+            rows += c.height
+            continue
+        lines = c.select(pl.concat_str([pl.concat_str([label, pl.col(n)]).str.strip_chars_end()
+                                        for label, n in zip(labels, c.columns)], separator="\n").alias("row"))
+        handle.write(("\n" if rows else "") + "\n\n".join(lines.to_series().to_list()) + "\n")
+        rows += c.height
+    handle.write(("\n" if rows else "") + _row_count(rows))
     return rows
 
 

@@ -79,16 +79,22 @@ def load_reports() -> dict[str, Report]:
 
 def find_report(name: str) -> Report:
     """The report ``name``; ``AuditError`` naming the reports (and the nearest name) when there is none."""
-    import difflib
-
     reports = load_reports()
     chosen = reports.get(name)
     if chosen is None:
-        near = difflib.get_close_matches(name, list(reports), n=1)
-        hint = f"; did you mean {near[0]!r}?" if near else ""
-        raise AuditError(f"no report named {shown(name)}{hint} (audit report --list names them: "
-                         f"{', '.join(reports)})")
+        raise AuditError(unknown_report(name, f"audit report --list names them: {', '.join(reports)}"))
     return chosen
+
+
+def unknown_report(name: str, listed: str) -> str:
+    """The words for a report ``name`` that does not exist, with the nearest report's name when one is near
+    (``did you mean 'misawarded-pots'?``) and ``listed``, where to find them all (the command line and the
+    service each say their own way)."""
+    import difflib
+
+    near = difflib.get_close_matches(name, list(load_reports()), n=1)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return f"no report named {shown(name)}{hint} ({listed})"
 
 
 def report_params(report: Report, given: dict[str, object]) -> dict[str, object]:

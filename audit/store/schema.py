@@ -3,7 +3,8 @@
 One definition serves every use: the DDL and ``COMMENT ON`` statements, the Arrow schemas ``audit.store.ingest``
 builds rows into, the catalogue check of ``Store.open``, the Parquet export and (through ``SCHEMA``) anything
 else that writes these tables. Tables only ever gain columns, at their end: a script that reads a column keeps
-reading it (schema version 2 added the columns marked so below, and the table ``unsupported_hands``).
+reading it (schema version 2 added the columns marked so below, and the table ``unsupported_hands``; version 3
+the columns marked so).
 
 **Streets.** Every street is named by one code, everywhere: ``pre`` (forced bets), ``deal``, ``first`` (first
 betting round), ``redeal``, ``draw`` (``draw2``, ``draw3`` for site games with more draws), ``second`` (second
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-SCHEMA_VERSION: Final = "2"
-"""Version 1: audit 0.1.0 (and before the analyst views). ``Store.open`` upgrades a version 1 database it opens
-for writing (``audit upgrade``)."""
+SCHEMA_VERSION: Final = "3"
+"""Version 1: audit 0.1.0 (and before the analyst views); 2: units, time zones, findings' messages; 3: the table's
+own corrections (``hands.corrects``, ``seats.owed``). ``Store.open`` upgrades a database of an earlier version it
+opens for writing (``audit upgrade``)."""
 
 Column = tuple[str, str, str]  # (name, DuckDB type, comment)
 
@@ -80,6 +82,10 @@ TABLES: Final[dict[str, tuple[Column, ...]]] = {
         ("carried", "BIGINT", "A pot carried over from a redeal, in unit."),
         ("redeal", "BOOLEAN", "Everyone checked the first round and the hand was dealt again (qdan)."),
         _UNIT, _ZONE, _UTC,
+        ("corrects", "VARCHAR[]", "The earlier hands of the session (hand_id) whose wrong payment the table put right "
+                                  "before this hand: its stacks changed exactly as that payment had to be reversed "
+                                  "(hand_details.corrected_before says it on the earlier hand); null when none. New "
+                                  "in schema 3."),
     ),
     "seats": (
         _HAND_KEY, _FILE_SHA, _HAND_ID,
@@ -93,6 +99,10 @@ TABLES: Final[dict[str, tuple[Column, ...]]] = {
         ("contributed", "BIGINT", "What the player put in the pots (less what came back uncalled)."),
         ("should_receive", "BIGINT", "What the rules give the player from the pots."),
         ("received", "BIGINT", "What the log says the player collected."),
+        ("owed", "BIGINT", "What the verdict says the hand owes the player (above 0) or the player owes (below 0): "
+                           "should_receive - received, less a rake the game allows and taking a pot whose winner "
+                           "the log cannot show as paid, as audit explain settles it. New in schema 3 (rows stored "
+                           "before hold should_receive - received)."),
     ),
     "actions": (
         _HAND_KEY, _FILE_SHA, _HAND_ID,
@@ -205,6 +215,39 @@ TABLE_COMMENTS: Final[dict[str, str]] = {
                          "seats, actions, pots). Key: hand_key. New in schema 2.",
 }
 
+CHAIN_TABLE: Final = "chain_links"
+"""The clubs' chains (``audit.trust.chain``): not a table of a file's rows, so not in ``TABLES``; every database
+has it (a plain one holds club ``local``'s chain, ``audit ingest``'s files)."""
+
+CHAIN_COLUMNS: Final[tuple[Column, ...]] = (
+    ("club", "VARCHAR", "The club whose chain the link is in (local: audit ingest, and the service's own machine)."),
+    ("position", "BIGINT", "The link's number in its club's chain, from 1."),
+    ("kind", "VARCHAR", "What was stored: file (audit ingest), upload, table (a live table opened), entry, undo, "
+                        "close (the live table's)."),
+    ("subject", "VARCHAR", "Which rows: the log's key (files.file_sha), or the live table's id."),
+    ("content_sha256", "VARCHAR", "SHA-256 of what was stored: the log's bytes, or content."),
+    ("content", "VARCHAR", "A live table's entry (or its opening, or the seq an undo took back) as canonical JSON; "
+                           "null for a log."),
+    ("received_at", "TIMESTAMP", "When it was received (local time; files.ingested_at, uploads.received_at)."),
+    ("profile", "VARCHAR", "The profile it was audited under, with its options: qdan (joker=wild)."),
+    ("audit_version", "VARCHAR", "The version of audit that stored it."),
+    ("prev_hash", "VARCHAR", "The previous link's hash (64 zeros for the first)."),
+    ("hash", "VARCHAR", "SHA-256 of this link's other columns as canonical JSON (audit.trust.chain.link_hash)."),
+)
+CHAIN_COMMENT: Final = ("Each club's append-only chain: one link per stored log and per live-table entry, each "
+                        "holding the previous link's hash. audit verify walks it. Key: club, position.")
+CHAIN_SCHEMA: Final = tuple((name, typ) for name, typ, _ in CHAIN_COLUMNS)
+
+
+def create_chain_sql() -> str:
+    """``CREATE TABLE IF NOT EXISTS`` for the chain. Its key is not enforced by an index, like the other tables'
+    (the module's docstring): an index made each commit that appends a link cost an upload 10 ms more (bench/trust.py,
+    on a busy machine). Links are appended by one writer (the service's writer thread; ``audit ingest``, which
+    holds the database alone), and ``audit verify`` says a position held twice."""
+    cols = ", ".join(f"{name} {typ}" + ("" if name == "content" else " NOT NULL") for name, typ in CHAIN_SCHEMA)
+    return f"CREATE TABLE IF NOT EXISTS {CHAIN_TABLE} ({cols})"
+
+
 SCHEMA: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     table: tuple((name, typ) for name, typ, _ in columns) for table, columns in TABLES.items()}
 """Every table's (column, DuckDB type) pairs, in order."""
@@ -281,6 +324,8 @@ def table_comment_sql() -> list[str]:
     out = [f"COMMENT ON TABLE {table} IS {quote(TABLE_COMMENTS[table])}" for table in TABLES]
     for table, columns in TABLES.items():
         out.extend(f"COMMENT ON COLUMN {table}.{name} IS {quote(comment)}" for name, _, comment in columns)
+    out.append(f"COMMENT ON TABLE {CHAIN_TABLE} IS {quote(CHAIN_COMMENT)}")
+    out.extend(f"COMMENT ON COLUMN {CHAIN_TABLE}.{name} IS {quote(comment)}" for name, _, comment in CHAIN_COLUMNS)
     return out
 
 
@@ -295,9 +340,22 @@ _EVERY_HAND = """
            table_name, started_at, started_at_text, time_zone, started_at_utc, false AS audited
     FROM unsupported_hands"""
 
+# The hands the table put right itself (``hands.corrects`` of a later hand of the same session names them): the
+# later hand, on the earlier one's row.
+_CORRECTED = """
+    SELECT h.hand_key, arg_min(c.hand_id, c.line) AS corrected_before
+    FROM (SELECT file_sha, session, line, hand_id, unnest(corrects) AS corrected FROM hands
+          WHERE corrects IS NOT NULL) AS c
+    JOIN hands AS h ON h.file_sha = c.file_sha AND h.session IS NOT DISTINCT FROM c.session
+        AND h.hand_id = c.corrected AND h.line < c.line
+    GROUP BY h.hand_key"""
+
 _STREET_ROWS = ", ".join(f"({quote(code)}, {quote(name)}, {i})" for i, (code, name) in enumerate(STREETS, 1))
 
 View = tuple[str, str, tuple[tuple[str, str], ...]]  # (SQL body, comment, (column, comment) pairs)
+
+_CORRECTED_BEFORE = ("The later hand (hand_id) before which the table put this hand's wrong payment right itself "
+                     "(hands.corrects); null when it did not: nothing of this hand is left to pay once it did.")
 
 VIEWS: Final[dict[str, View]] = {
     "streets": (
@@ -329,6 +387,7 @@ VIEWS: Final[dict[str, View]] = {
     "hand_details": (
         f"""
         WITH every_hand AS ({_EVERY_HAND}),
+        corrected AS ({_CORRECTED}),
         counts AS (
             SELECT hand_key,
                    count(*) FILTER (WHERE severity = 'violation') AS violations,
@@ -342,11 +401,12 @@ VIEWS: Final[dict[str, View]] = {
                coalesce(s.session_date, CAST(e.started_at AS DATE)) AS session_date, e.audited,
                h.button_seat, h.seats, h.players, h.pot_total, h.rake, h.carried, h.redeal,
                coalesce(c.violations, 0) AS violations, coalesce(c.warnings, 0) AS warnings,
-               coalesce(c.errors, 0) AS errors
+               coalesce(c.errors, 0) AS errors, k.corrected_before
         FROM every_hand AS e
         LEFT JOIN hands AS h ON h.hand_key = e.hand_key AND e.audited
         LEFT JOIN session_details AS s ON s.file_sha = e.file_sha AND s.session = e.session
-        LEFT JOIN counts AS c ON c.hand_key = e.hand_key""",
+        LEFT JOIN counts AS c ON c.hand_key = e.hand_key
+        LEFT JOIN corrected AS k ON k.hand_key = e.hand_key""",
         "Every hand read, audited or not (a game the audit does not cover), with its dates and how many findings "
         "of each severity it has. Key: hand_key.",
         (("hand_key", "The hand's key."), ("file_sha", "The file."), ("file", "The file's path."),
@@ -363,7 +423,8 @@ VIEWS: Final[dict[str, View]] = {
          ("pot_total", "Everything that went into the pots, in unit."), ("rake", "The house's take, in unit."),
          ("carried", "A pot carried over, in unit."), ("redeal", "Dealt again after everyone checked."),
          ("violations", "Findings of severity violation."), ("warnings", "Findings of severity warning."),
-         ("errors", "Findings of severity error."))),
+         ("errors", "Findings of severity error."),
+         ("corrected_before", _CORRECTED_BEFORE))),
     "finding_details": (
         f"""
         WITH every_hand AS ({_EVERY_HAND})
@@ -430,8 +491,9 @@ VIEWS: Final[dict[str, View]] = {
          ("pot_index", "A collect line: the pot (pots.pot_index)."), ("pot", "That pot's name."),
          ("pot_amount", "That pot's amount."), ("pot_total", "All the hand's pots together."))),
     "pot_details": (
-        """
-        WITH pot_findings AS (
+        f"""
+        WITH corrected AS ({_CORRECTED}),
+        pot_findings AS (
             SELECT hand_key, pot_index, list(rule ORDER BY line, seq) AS rules,
                    list(message ORDER BY line, seq) AS messages
             FROM findings WHERE pot_index IS NOT NULL GROUP BY hand_key, pot_index)
@@ -439,11 +501,13 @@ VIEWS: Final[dict[str, View]] = {
                h.table_name, h.unit, h.started_at, CAST(h.started_at AS DATE) AS play_date, p.name AS pot,
                p.amount AS pot_amount, p.eligible, p.winners, w.should_award, w.collected,
                w.collected - w.should_award AS difference, pf.hand_key IS NOT NULL AS misawarded,
-               coalesce(pf.rules, []) AS finding_rules, coalesce(pf.messages, []) AS finding_messages
+               coalesce(pf.rules, []) AS finding_rules, coalesce(pf.messages, []) AS finding_messages,
+               k.corrected_before
         FROM pots AS p
         JOIN hands AS h ON h.hand_key = p.hand_key
         LEFT JOIN awards AS w ON w.hand_key = p.hand_key AND w.pot_index = p.pot_index
-        LEFT JOIN pot_findings AS pf ON pf.hand_key = p.hand_key AND pf.pot_index = p.pot_index""",
+        LEFT JOIN pot_findings AS pf ON pf.hand_key = p.hand_key AND pf.pot_index = p.pot_index
+        LEFT JOIN corrected AS k ON k.hand_key = p.hand_key""",
         "Every pot with what each player should have received and collected from it, and the findings about it "
         "(a pot is misawarded when a finding says so). Key: hand_key, pot_index, player.",
         (("hand_key", "The hand."), ("pot_index", "The pot."),
@@ -458,10 +522,12 @@ VIEWS: Final[dict[str, View]] = {
          ("difference", "collected - should_award."),
          ("misawarded", "A finding says this pot was paid wrong (winner, amount or odd chip)."),
          ("finding_rules", "The rule ids of the findings about this pot, in line order."),
-         ("finding_messages", "Their messages."))),
+         ("finding_messages", "Their messages."),
+         ("corrected_before", _CORRECTED_BEFORE))),
     "player_hands": (
-        """
-        WITH named AS (
+        f"""
+        WITH corrected AS ({_CORRECTED}),
+        named AS (
             SELECT hand_key, player,
                    count(*) FILTER (WHERE severity = 'violation') AS violations,
                    count(*) FILTER (WHERE severity = 'warning') AS warnings
@@ -471,10 +537,11 @@ VIEWS: Final[dict[str, View]] = {
                CAST(date_trunc('week', h.started_at) AS DATE) AS week, s.seat, s.start_stack, s.end_stack,
                s.contributed, s.should_receive, s.received, s.received - s.contributed AS net,
                s.received - s.should_receive AS misallocated, coalesce(n.violations, 0) AS violations,
-               coalesce(n.warnings, 0) AS warnings
+               coalesce(n.warnings, 0) AS warnings, s.owed, k.corrected_before
         FROM seats AS s
         JOIN hands AS h ON h.hand_key = s.hand_key
         LEFT JOIN named AS n ON n.hand_key = s.hand_key AND n.player = s.player
+        LEFT JOIN corrected AS k ON k.hand_key = s.hand_key
         WHERE s.dealt_in""",
         "One row per player dealt in per hand: chips in and out, and the findings naming the player in that hand. "
         "Key: hand_key, player.",
@@ -488,7 +555,9 @@ VIEWS: Final[dict[str, View]] = {
          ("received", "What the player collected."), ("net", "received - contributed."),
          ("misallocated", "received - should_receive: more (or, below 0, less) than the rules give."),
          ("violations", "Violations naming the player in this hand."),
-         ("warnings", "Warnings naming the player in this hand."))),
+         ("warnings", "Warnings naming the player in this hand."),
+         ("owed", "What the verdict says this hand owes the player (below 0: the player owes), in unit (seats.owed)."),
+         ("corrected_before", _CORRECTED_BEFORE))),
 }
 """The analyst views, in dependency order: name -> (SQL body, comment, column comments)."""
 
@@ -526,3 +595,12 @@ UPGRADE_FROM_1: Final = (
 )
 """Schema 1 -> 2: the new columns, filled where the stored rows allow (``time_zone``, ``started_at_utc``, the pot
 of a collect line or a finding and the date of an unreadable block stay null: the rows do not hold them)."""
+
+UPGRADE_FROM_2: Final = (
+    "ALTER TABLE hands ADD COLUMN corrects VARCHAR[]",
+    "ALTER TABLE seats ADD COLUMN owed BIGINT",
+    "UPDATE seats SET owed = should_receive - received",
+)
+"""Schema 2 -> 3: ``seats.owed`` as the stored rows give it (the verdict's rake and unknown winners need the log;
+ingest the logs into a new database for the verdict's own figures), ``hands.corrects`` null (which stacks the
+table corrected is known only by replaying the session)."""

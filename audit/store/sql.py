@@ -23,6 +23,9 @@ which runs its statement, is judged by the statement it runs."""
 Sink = Callable[[list[str], Iterator[Any], Any], object]
 """Takes a result: its column names, an iterator of ``pyarrow.RecordBatch`` and its Arrow schema."""
 
+IN_MEMORY = ":memory:"
+"""``run_query``'s source for a query on no database: an empty in-memory one, locked down as a file is."""
+
 _REFUSED = ("audit sql is read-only: refused {what} (only a SELECT, or EXPLAIN [ANALYZE] of one, runs; nothing "
             "is written by a query; files are added with 'audit ingest')")
 
@@ -147,13 +150,38 @@ def run_query(source: str | Callable[[], Store], sql: str, params: dict[str, obj
     from audit.store.db import Store
 
     refuse_writes(sql)
-    opened = Store.open(source, read_only=True) if isinstance(source, str) else source()
+    check_params(sql, params)
+    if source == IN_MEMORY:
+        opened = Store.in_memory()
+    else:
+        opened = Store.open(source, read_only=True) if isinstance(source, str) else source()
     with opened as store, Watchdog(store.con, timeout) as watchdog:
         try:
             names, reader = store.reader(sql, params, as_text=as_text)
         except duckdb.InterruptException:
             raise watchdog.stopped() from None
+        except AuditError as exc:
+            if source == IN_MEMORY and "Catalog Error" in str(exc):
+                first = str(exc).splitlines()[0]
+                raise AuditError(f"{first} (no --db, $AUDIT_DB or audit.duckdb here: the query ran in memory, "
+                                 "where no table is; name the database with --db FILE)") from None
+            raise
         sink(names, _guarded(reader, watchdog), reader.schema)
+
+
+def check_params(query: str, params: dict[str, object] | None) -> None:
+    """``AuditError`` in one line when the parameters given (``-p NAME VALUE``) are not those ``query`` takes
+    (``$NAME``): DuckDB would refuse with its own "Binder Error"."""
+    wanted = set(_statements(query)[0].named_parameters)
+    given = set(params or {})
+    takes = ", ".join(f"${name}" for name in sorted(wanted)) or "none"
+    for name in sorted(given - wanted):
+        raise AuditError(f"-p {shorten(name, 80)}: the query has no parameter ${shorten(name, 80)} "
+                         f"(the parameters it takes: {takes})")
+    missing = sorted(wanted - given)
+    if missing:
+        raise AuditError(f"the query takes {', '.join(f'${name}' for name in missing)}: give "
+                         + ", ".join(f"-p {name} VALUE" for name in missing))
 
 
 def _guarded(reader: Any, watchdog: Watchdog) -> Iterator[Any]:

@@ -54,10 +54,11 @@ def test_the_best_hand_wins_the_pot_among_those_who_showed() -> None:
 def test_the_last_aggressor_shows_first() -> None:
     wrong = house(deal3() + PLAY + "Beto: shows [Ks Kd Kh 3d 4h]\nAna: shows [As Ad 5c 7d 9h]\n")
     st = state_before(wrong)
-    found = check_show_order(st, ["Ana", "Beto"])
+    found = check_show_order(st, ["Ana", "Beto"], "Ana")
     assert rules(found) == [("SHOW_ORDER", "Beto", "finding.SHOW_ORDER.first")]
     assert found is not None and found.expected == "Ana"
-    assert check_show_order(state_before(house(deal3() + PLAY + SHOWN)), ["Ana", "Beto"]) is None
+    assert check_show_order(st, ["Ana", "Beto"], "Beto") is None  # judged when Ana, who shows first, shows
+    assert check_show_order(state_before(house(deal3() + PLAY + SHOWN)), ["Ana", "Beto"], "Ana") is None
 
 
 def test_points_go_to_the_best_hand_only() -> None:

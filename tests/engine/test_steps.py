@@ -73,5 +73,5 @@ def test_the_steps_hold_no_words() -> None:
     assert not hasattr(step, "text")
     fields = {n for n in dir(step) if not n.startswith("_")}
     assert fields == {"line", "street", "item", "stacks", "bets", "contributions", "dead", "folded", "pot", "legal",
-                      "draw", "findings"}
+                      "draw", "findings", "pots"}
     assert step.street in ("pre", "deal", "first", "draw", "second", "showdown", "summary")  # a key, not a name

@@ -20,7 +20,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from audit.explain.phrases import (
-    correction_lines, describe, expected_actual, finding_sentence, legal_words, party_name, pot_name,
+    correction_lines, describe, expected_actual, finding_sentence, legal_words, nothing_lines, party_name, pot_name,
     reason_note, settlement_notes, street_name, table_notes, unreadable_verdict,
 )
 from audit.explain.adapter import follow_cards
@@ -44,10 +44,12 @@ def _environment() -> Environment:
 
 
 def render_html(items: Iterable[Explained], lang: str = "en", source: str = "",
-                links: dict[str, Any] | None = None) -> str:
+                links: dict[str, Any] | None = None, receipt: dict[str, Any] | None = None) -> str:
     """The page for ``items`` in ``lang``; ``source`` names the file (its name only, never a server path).
     ``links`` (the service's pages): ``back`` (url, text), ``langs`` [(url, name, current)], ``signout`` (url,
-    text) or None: a bar of links at the top."""
+    text), ``anonymize`` (url, text): the page with or without names, or None: a bar of links at the top.
+    ``receipt``: the verdict's receipt (``audit.trust.receipt``), shown at the end as a short code and one line
+    to copy."""
     lang = language(lang)
     all_items = list(items)
     hands = [i for i in all_items if isinstance(i, HandExplanation)]
@@ -65,8 +67,18 @@ def render_html(items: Iterable[Explained], lang: str = "en", source: str = "",
                  "chips": any(r.changes_chips for r in h.reasons)} for h in hands] if len(hands) > 1 else [],
         "hands": [_hand_view(h, lang, anchors, hands_by_id) for h in hands],
         "t": lambda key, **kw: say(key, lang, **kw), "links": links,
+        "receipt": _receipt_view(receipt, lang, (links or {}).get("anonymize")) if receipt else None,
     }
     return _environment().get_template("page.html").render(**view)
+
+
+def _receipt_view(receipt: dict[str, Any], lang: str, toggle: tuple[str, str] | None) -> dict[str, Any]:
+    from audit.trust.receipt import receipt_line, short_code
+
+    chain = receipt.get("chain")
+    return {"code": short_code(receipt), "line": receipt_line(receipt), "anonymized": bool(receipt.get("anonymized")),
+            "chain": say("receipt.chain", lang, position=chain["position"], at=chain.get("at", "")) if chain else "",
+            "toggle": toggle}
 
 
 def _anchors(hands: Sequence[HandExplanation]) -> dict[int, str]:
@@ -101,12 +113,12 @@ def _verdict_view(item: Explained, notes: Sequence[str], lang: str, anchors: dic
     transfers, reasons = item.transfers, item.reasons
     unreadable = isinstance(item, HandExplanation) and item.error is not None
     broken = rules_broken(reasons) and not unreadable
-    corrected = getattr(item, "corrected_before", None) is not None
-    nothing = say("verdict.nothing_but" if broken else "verdict.nothing", lang)
+    corrections = correction_lines(item, lang)  # none for a payment the table corrected itself
     return {
-        "notes": list(notes), "corrections": correction_lines(item, lang), "corrected": corrected,
-        "nothing": "" if transfers else unreadable_verdict(item, lang) if unreadable else nothing,
-        "bad": (bool(transfers) and not corrected) or broken,
+        "notes": list(notes), "corrections": corrections,
+        "nothing": [unreadable_verdict(item, lang)] if unreadable and not transfers
+        else nothing_lines(item, lang, broken),
+        "bad": bool(corrections) or broken,
         "reasons": [_reason_view(r, lang, _hand_anchor_by_id(anchors, hands_by_id, r.finding.hand),
                                  _hand_anchor_by_id(anchors, hands_by_id, r.follows_from or r.table_correction
                                                     or r.corrected_before), with_hand)
@@ -288,7 +300,7 @@ def _hand_view(h: HandExplanation, lang: str, anchors: dict[int, str],
         steps_view.append({
             "heading": heading, "step": {
                 "id": f"{anchor}-step-{step.index}", "index": len([v for v in steps_view if v["step"]]),
-                "line": step.line, "segments": _segments(step, lang, unit), "pot": n(step.pot),
+                "line": step.line, "segments": _segments(step, lang, unit), "pot": states[step.index]["p"],
                 "legal": legal_words(step, lang, unit),
                 "stacks": [(p, n(v), step.index > 0 and h.steps[step.index - 1].stacks.get(p) != v)
                            for p, v in step.stacks.items()],

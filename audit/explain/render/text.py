@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from audit.explain.phrases import (
-    correction_lines, describe, expected_actual, finding_sentence, legal_words, party_name, pot_name,
+    correction_lines, describe, expected_actual, finding_sentence, legal_words, nothing_lines, party_name, pot_name,
     reason_note, segments_text, settlement_notes, street_name, table_notes, unreadable_verdict,
 )
 from audit.explain.records import Explained, HandExplanation, SessionExplanation, rules_broken
@@ -41,9 +41,7 @@ def _verdict_lines(item: Explained, notes: Sequence[str], lang: str, with_hand: 
     transfers, reasons = item.transfers, item.reasons
     out = [f"  {n}" for n in notes]
     out += [f"  {line}" for line in correction_lines(item, lang)]
-    broken = rules_broken(reasons)
-    if not transfers:
-        out.append(f"  {say('verdict.nothing_but' if broken else 'verdict.nothing', lang)}")
+    out += [f"  {line}" for line in nothing_lines(item, lang, rules_broken(reasons))]
     if reasons:
         out.append(f"  {say('verdict.reasons', lang)}:")
     for r in reasons:

@@ -10,7 +10,9 @@ from fastapi.responses import HTMLResponse, JSONResponse
 
 from audit.errors import AuditError
 from audit.serve.bodies import OPENAPI_BODY, read_logs
-from audit.serve.db import REPORT_INT_MAX, Upload, report_arguments, report_files, report_named, report_text
+from audit.serve.db import (
+    REPORT_INT_MAX, Upload, report_arguments, report_files, report_named, report_text, unknown_report,
+)
 from audit.serve.deps import api_club, get_service
 from audit.serve.disputes import hand_json, hand_page
 from audit.serve.guard import dispute_page_csp
@@ -97,28 +99,53 @@ async def findings(request: Request, sha256: Sha, club: str = Depends(api_club))
                                          "application/json": {"schema": {"type": "object"}}}},
                        **errors(401, 403, 404)})
 async def explain(request: Request, sha256: Sha, hand: str = HandPath, club: str = Depends(api_club),
-                  format: Literal["html", "json"] = "html", lang: Lang = "en") -> Response:
-    """One hand replayed step by step for a dispute, with the verdict first."""
+                  format: Literal["html", "json"] = "html", lang: Lang = "en",
+                  anonymize: bool = Query(False, description="Players as Player A, Player B …")) -> Response:
+    """One hand replayed step by step for a dispute, with the verdict first and its signed receipt."""
     service = get_service(request)
-    return await explained_hand(service, club, sha256, hand, format, lang)
+    return await explained_hand(service, club, sha256, hand, format, lang, anonymize)
 
 
-async def explained_hand(service: Service, club: str, sha256: str, hand: str, fmt: str, lang: str) -> Response:
+async def explained_hand(service: Service, club: str, sha256: str, hand: str, fmt: str, lang: str,
+                         anonymize: bool = False) -> Response:
     """The hand's dispute page or JSON object (shared with the page route), 404 when there is none."""
     found = await club_upload(service, club, sha256)
     try:
         data = await service.text(club, found)
     except AuditError as exc:
         raise HTTPException(404, str(exc)) from None
-    if fmt == "json":
-        obj = await service.in_thread(hand_json, data, found.name, found.profile, hand)
-        if obj is None:
-            raise HTTPException(404, f"no hand {hand!r} in this upload")
-        return JSONResponse(obj)
-    page = await service.in_thread(hand_page, data, found.name, found.profile, hand, lang)
+
+    def seal(receipt: dict[str, Any]) -> dict[str, Any]:
+        return service.seal(club, found, receipt)
+
+    try:
+        if fmt == "json":
+            obj = await service.in_thread(hand_json, data, found.name, found.profile, hand, anonymize, seal)
+            if obj is None:
+                raise HTTPException(404, f"no hand {hand!r} in this upload")
+            return JSONResponse(obj)
+        page = await service.in_thread(hand_page, data, found.name, found.profile, hand, lang, None, anonymize,
+                                       seal)
+    except AuditError as exc:  # names that cannot be hidden without changing the verdict
+        raise HTTPException(409, str(exc)) from None
     if page is None:
         raise HTTPException(404, f"no hand {hand!r} in this upload")
     return HTMLResponse(page, headers={"Content-Security-Policy": dispute_page_csp(page)})
+
+
+@router.get("/chain/head", tags=["trust"], responses=errors(401, 403))
+async def chain_head(request: Request, club: str = Depends(api_club)) -> dict[str, Any]:
+    """The club's chain head, signed by the service: `{"club", "position", "hash", "at", "signature"}` (Ed25519
+    over the canonical JSON of the other fields; position 0 before the club's first link)."""
+    service = get_service(request)
+    return await service.in_thread(service.chain_head, club)
+
+
+@router.get("/key", tags=["trust"])
+async def key(request: Request) -> dict[str, str]:
+    """The service's public key: `{"algorithm": "Ed25519", "key": hex, "pem"}` (what `audit verify-receipt
+    --key` reads). Anyone may ask: it is public."""
+    return get_service(request).key.public()
 
 
 @router.get("/reports", response_model=list[ReportInfo], responses=errors(401, 403))
@@ -152,7 +179,7 @@ async def report(request: Request, name: str = ReportName, club: str = Depends(a
     service = get_service(request)
     chosen = report_named(name)
     if chosen is None:
-        raise HTTPException(404, f"no report named {name!r}")
+        raise HTTPException(404, unknown_report(name, "GET /api/v1/reports lists them"))
     given: dict[str, object] = {k: v for k, v in request.query_params.items() if k != "format"}
     for key, value in (("from_date", from_date), ("to_date", to_date), ("profile", profile),
                        ("table_name", table_name), ("limit", limit)):

@@ -40,6 +40,9 @@ def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(_HERE / "templates")), autoescape=select_autoescape(default=True),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["quote"] = lambda value: quote(str(value), safe="")
+    from audit.trust.receipt import receipt_line, short_code
+
+    env.globals.update(receipt_code=short_code, receipt_line=receipt_line)
     return env
 
 
@@ -227,10 +230,22 @@ async def hand_page(request: Request, sha256: str, hand: str, club: str = Depend
     except (HTTPException, AuditError):
         return message_page(request, 404, "serve.not_found")
     signed_in = bool(request.cookies.get(COOKIE)) and club != LOCAL_CLUB
+    anonymize = request.query_params.get("anonymize") == "1"
+    hidden = "&anonymize=1" if anonymize else ""
     links = {"back": (f"/uploads/{found.sha256}?lang={lang}", say("serve.back_to_upload", lang)),
-             "langs": [("?lang=en", "English", lang == "en"), ("?lang=es", "Español", lang == "es")],
-             "signout": (f"/signout?lang={lang}", say("serve.nav_signout", lang)) if signed_in else None}
-    page = await service.in_thread(dispute_page, data, found.name, found.profile, hand, lang, links)
+             "langs": [(f"?lang=en{hidden}", "English", lang == "en"), (f"?lang=es{hidden}", "Español", lang == "es")],
+             "signout": (f"/signout?lang={lang}", say("serve.nav_signout", lang)) if signed_in else None,
+             "anonymize": (f"?lang={lang}", say("receipt.with_names", lang)) if anonymize
+             else (f"?lang={lang}&anonymize=1", say("receipt.share", lang))}
+
+    def seal(receipt: dict[str, Any]) -> dict[str, Any]:
+        return service.seal(club, found, receipt)
+
+    try:
+        page = await service.in_thread(dispute_page, data, found.name, found.profile, hand, lang, links, anonymize,
+                                       seal)
+    except AuditError:
+        return message_page(request, 409, "serve.cannot_anonymize")
     if page is None:
         return message_page(request, 404, "serve.not_found")
     return HTMLResponse(page, headers={"Content-Security-Policy": dispute_page_csp(page)})

@@ -1,11 +1,14 @@
-"""``/api/v1/tables``: the live table (INTERFACE.md, "The live table"), scoped to the club like every route.
+"""``/api/v1/tables``: the live table (INTERFACE.md, "The live table"), scoped to the club like every route; the
+pages for people (``/tables``) are ``audit.serve.routers.table_pages``, on the same operations.
 
 A table is its opening request and its entries (``audit.live``); both live in two tables of the service's
-database (``live_tables``, ``live_entries``, defined in ``audit.serve.schema``: additions to the DuckDB surface), each
-entry written by the service's one writer before it is answered, so a restart loses none: the table is rebuilt
-by replaying them. Every change bumps the table's ``version``; an entry made on another version is refused with
-409 (two phones cannot interleave). A hand played out is stored as the club's upload (``Service.upload``): its
-findings, reports and dispute page are those of any upload.
+database (``live_tables``, ``live_entries``, defined in ``audit.serve.schema``: additions to the DuckDB surface;
+every query on them is ``audit.serve.live_rows``), each entry written by the service's one writer before it is
+answered, so a restart loses none: the table is rebuilt by replaying them. Every change bumps the table's
+``version``; an entry made on another version is refused with 409 (``StaleVersion``: two phones cannot
+interleave). A hand played out is stored as the club's upload (``Service.upload``): its findings, reports and
+dispute page are those of any upload. A refusal (``audit.live.Refusal``) leaves the operations as it is and
+becomes a 400 or 409 with its English words here, and the page's language on a page.
 
 A table's work (an entry, an undo, its state, closing it, rebuilding it after a restart) runs off the event loop
 in the club's turn of the explanations pool (``@slow``, ``Service.in_thread``), under the table's lock: one
@@ -20,20 +23,21 @@ import asyncio
 import datetime as dt
 import json
 import secrets
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from audit.live import EntryError, Table, TableConfig, TableError, UnreadableLine
+from audit.live import EntryError, Table, TableConfig, TableError, UnreadableLine, check_version
+from audit.serve import live_rows
 from audit.serve.db import transaction
-from audit.serve.schema import LIVE_TABLES, create_tables
-from audit.serve.deps import api_club, get_service, page_club
+from audit.serve.deps import api_club, get_service
 from audit.serve.guard import size_words
 from audit.serve.models import Problem, errors
+from audit.serve.schema import LIVE_TABLES, create_tables
 from audit.serve.service import Service, slow
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,7 +50,6 @@ T = TypeVar("T")
 router = APIRouter()
 API = "/api/v1/tables"
 
-MAX_TABLES_LISTED = 200
 MAX_BODY = 64 * 1024
 """The largest JSON body a table's route reads (a table is under 2 KB, an entry under 200 bytes): 413 above."""
 REFUSED: dict[int | str, dict[str, object]] = {
@@ -119,7 +122,7 @@ class Tables:
             table = await self.service.in_thread(_rebuild, TableConfig.from_json(config), entries, closed,
                                                  sealed if type(sealed) is int else 0)
         except TableError as exc:  # a table opened before its players' names were checked (UnreadableLine)
-            raise HTTPException(409, f"this table cannot be rebuilt from its entries: {exc}") from None
+            raise TableError("refusal.not_rebuilt", reason=str(exc)) from None
         held = Held(table, version, asyncio.Lock(), set())
         self.held[(club, table_id)] = held
         async with held.lock:
@@ -156,6 +159,21 @@ class Tables:
                 self.drop(club, table_id, held)
             raise
 
+    async def receipt(self, club: str, table_id: str, held: Held) -> dict[str, Any] | None:
+        """The closed session's receipt: its log's verdict, sealed with the table's close link in the club's chain
+        (the session's head), signed."""
+        from audit.serve.disputes import session_receipt
+        from audit.store.ingest import profile_label
+
+        config = held.table.config
+        data = (await self.service.in_thread(_log, held.table)).encode("utf-8")
+
+        def seal(receipt: dict[str, Any]) -> dict[str, Any]:
+            return self.service.seal_link(club, "close", table_id, receipt)
+
+        return await self.service.in_thread(session_receipt, data, f"{config.name} - {table_id}.txt",
+                                            profile_label(config.profile, config.options), seal)
+
     async def store_hands(self, club: str, table_id: str, held: Held) -> list[dict[str, Any]]:
         """Each hand played out and not yet stored, as the club's upload."""
         out: list[dict[str, Any]] = []
@@ -178,22 +196,12 @@ def _create_tables(cur: duckdb.DuckDBPyConnection) -> None:
 
 def _read_table(service: Service, club: str, table_id: str) -> tuple[dict[str, Any], int, bool,
                                                                         list[dict[str, Any]]] | None:
-    cur = service.db.cursor()
-    row = cur.execute("SELECT config, version, closed FROM live_tables WHERE club = ? AND table_id = ?",
-                      [club, table_id]).fetchone()
-    if row is None:
-        return None
-    entries = [json.loads(e) for (e,) in cur.execute(
-        "SELECT entry FROM live_entries WHERE club = ? AND table_id = ? ORDER BY seq", [club, table_id]).fetchall()]
-    return json.loads(row[0]), int(row[1]), bool(row[2]), entries
+    return live_rows.read_table(service.db.cursor(), club, table_id)
 
 
-def _list_tables(service: Service, club: str) -> list[dict[str, Any]]:
-    rows = service.db.cursor().execute(
-        "SELECT table_id, config, version, closed, opened_at FROM live_tables WHERE club = ? "
-        "ORDER BY opened_at DESC LIMIT ?", [club, MAX_TABLES_LISTED]).fetchall()
-    return [{"id": r[0], "name": json.loads(r[1])["name"], "profile": json.loads(r[1])["profile"],
-             "version": r[2], "closed": r[3], "opened_at": str(r[4])} for r in rows]
+def tables_listed(service: Service, club: str) -> list[dict[str, Any]]:
+    """The club's tables, newest first (a quick read)."""
+    return live_rows.list_tables(service.db.cursor(), club)
 
 
 def tables_of(request: Request) -> Tables:
@@ -226,7 +234,7 @@ def read_json(body: bytes) -> Any:
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError, RecursionError):  # (RecursionError: arrays nested thousands deep)
-        raise HTTPException(400, "the body must be JSON") from None
+        raise EntryError("refusal.body_json") from None
 
 
 async def json_body(request: Request) -> Any:
@@ -285,11 +293,6 @@ def _state(table: Table) -> dict[str, Any]:
 
 
 @slow
-def _page(table: Table) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    return table.state(), table.verdict() if table.closed else None
-
-
-@slow
 def _log(table: Table) -> str:
     return table.log()
 
@@ -302,48 +305,26 @@ async def open_table(tables: Tables, club: str, body: Any) -> tuple[str, Held, d
     try:
         config = TableConfig.from_request(body, table_id, now.strftime("%Y/%m/%d %H:%M:%S"))
         table, state = await tables.service.in_thread(_opened, config)
-    except TableError as exc:
-        raise HTTPException(400, str(exc)) from None
-    text = json.dumps(config.as_json())
-
-    def write(cur: duckdb.DuckDBPyConnection) -> None:
-        cur.execute("INSERT INTO live_tables VALUES (?, ?, ?, 0, false, ?)", [club, table_id, text, now])
-
-    await tables.writer(write)
+    except TableError as exc:  # a table that cannot be opened as asked is not understood: 400, not 409
+        raise EntryError(exc.key, **exc.params) from None
+    await tables.writer(lambda cur: live_rows.insert_table(cur, club, table_id, config, now))
     held = Held(table, 0, asyncio.Lock(), set())
     tables.held[(club, table_id)] = held
     return table_id, held, state
 
 
-async def store_change(tables: Tables, club: str, table_id: str, held: Held, sql: str, args: list[Any],
-                       config: dict[str, Any] | None = None) -> None:
-    """A change of the table (``sql`` with ``args``, and the table's ``config`` when given) and its next version,
-    stored in one transaction before it is answered; the held table then takes the version. A change that cannot
-    be stored drops the table held in memory: the table is what its rows say."""
+async def store_change(tables: Tables, club: str, table_id: str, held: Held,
+                       write: Callable[[duckdb.DuckDBPyConnection, int], None]) -> None:
+    """A change of the table, ``write(cursor, next_version)`` (one of ``live_rows``' changes, one transaction),
+    stored before it is answered; the held table then takes the version. A change that cannot be stored drops
+    the table held in memory: the table is what its rows say."""
     version = held.version + 1
-
-    def write(cur: duckdb.DuckDBPyConnection) -> None:
-        with transaction(cur):
-            cur.execute(sql, args)
-            cur.execute("UPDATE live_tables SET version = ? WHERE club = ? AND table_id = ?", [version, club, table_id])
-            if config is not None:
-                cur.execute("UPDATE live_tables SET config = ? WHERE club = ? AND table_id = ?",
-                            [json.dumps(config), club, table_id])
-
     try:
-        await tables.writer(write)
+        await tables.writer(lambda cur: write(cur, version))
     except BaseException:
         tables.held.pop((club, table_id), None)
         raise
     held.version = version
-
-
-def check_version(held: Held, version: object) -> None:
-    if version is None:
-        return
-    if type(version) is not int or version != held.version:
-        raise HTTPException(409, f"the table has changed since version {version} (it is at {held.version}): "
-                                 "look again before entering")
 
 
 async def add_entry(tables: Tables, club: str, table_id: str,
@@ -352,37 +333,31 @@ async def add_entry(tables: Tables, club: str, table_id: str,
     table's state)."""
     async with tables.locked(club, table_id) as held:
         if not isinstance(body, dict):
-            raise HTTPException(400, "an entry is a JSON object")
-        check_version(held, body.get("version"))
+            raise EntryError("refusal.entry_object")
+        check_version(body.get("version"), held.version)
         entry = {k: body[k] for k in ("player", "action", "to", "count", "cards") if k in body}
         entry["at"] = dt.datetime.now().strftime("%Y/%m/%d %H:%M:%S")
         table = held.table
         seq = len(table.entries)
-        try:
-            findings, text, state = await tables.change(club, table_id, held, _entered, table, entry)
-        except EntryError as exc:
-            raise HTTPException(400, str(exc)) from None
-        except TableError as exc:
-            raise HTTPException(409, str(exc)) from None
-        await store_change(tables, club, table_id, held, "INSERT INTO live_entries VALUES (?, ?, ?, ?)",
-                           [club, table_id, seq, text])
+        findings, text, state = await tables.change(club, table_id, held, _entered, table, entry)
+        await store_change(tables, club, table_id, held,
+                           lambda cur, version: live_rows.store_entry(cur, club, table_id, table.config, seq, text,
+                                                                     version))
         stored = await tables.store_hands(club, table_id, held)
         return held, findings, stored, state_of(table_id, held, state)
 
 
 async def undo_entry(tables: Tables, club: str, table_id: str, version: object) -> tuple[Held, dict[str, Any]]:
     async with tables.locked(club, table_id) as held:
-        check_version(held, version)
+        check_version(version, held.version)
         table = held.table
         seq = len(table.entries) - 1
-        try:
-            state = await tables.change(club, table_id, held, _undone, table)
-        except TableError as exc:
-            raise HTTPException(409, str(exc)) from None
+        state = await tables.change(club, table_id, held, _undone, table)
         # the hands stored stay as stored: the entry taken back may have been the one that closed their claims
         config = dict(table.config.as_json(), sealed=table.sealed) if table.sealed else None
-        await store_change(tables, club, table_id, held, "DELETE FROM live_entries WHERE club = ? AND table_id = ? "
-                           "AND seq = ?", [club, table_id, seq], config)
+        await store_change(tables, club, table_id, held,
+                           lambda cur, version: live_rows.remove_entry(cur, club, table_id, table.config, seq,
+                                                                      version, config))
         return held, state_of(table_id, held, state)
 
 
@@ -390,18 +365,17 @@ async def close_table(tables: Tables, club: str, table_id: str,
                       version: object) -> tuple[Held, dict[str, Any], dict[str, Any]]:
     """Close the table (again: nothing changes): (the table, the session's verdict, the table's state)."""
     async with tables.locked(club, table_id) as held:
-        check_version(held, version)
+        check_version(version, held.version)
         table = held.table
         if table.closed:
             verdict, state = await tables.service.in_thread(_closed, table)
+            verdict["receipt"] = await tables.receipt(club, table_id, held)
             return held, verdict, state_of(table_id, held, state)
-        try:
-            verdict, state = await tables.change(club, table_id, held, _closed, table)
-        except TableError as exc:
-            raise HTTPException(409, str(exc)) from None
-        await store_change(tables, club, table_id, held, "UPDATE live_tables SET closed = true WHERE club = ? "
-                           "AND table_id = ?", [club, table_id])
+        verdict, state = await tables.change(club, table_id, held, _closed, table)
+        await store_change(tables, club, table_id, held,
+                           lambda cur, version: live_rows.mark_closed(cur, club, table_id, table.config, version))
         await tables.store_hands(club, table_id, held)
+        verdict["receipt"] = await tables.receipt(club, table_id, held)
         return held, verdict, state_of(table_id, held, state)
 
 
@@ -412,12 +386,25 @@ async def table_state(tables: Tables, club: str, table_id: str) -> tuple[Held, d
 
 
 # ------------------------------------------------------------------------------------------ the routes
+@contextmanager
+def answered() -> Iterator[None]:
+    """A refusal as the API says it: 400 for what cannot be understood, 409 for what the table's state does not
+    take (a stale version, a closed table, nothing to undo), in English."""
+    try:
+        yield
+    except EntryError as exc:
+        raise HTTPException(400, str(exc)) from None
+    except TableError as exc:
+        raise HTTPException(409, str(exc)) from None
+
+
 @router.post(API, tags=["tables"], status_code=201, responses=refusals(400, 401, 403))
 async def create(request: Request, club: str = Depends(api_club)) -> JSONResponse:
     """Open a table: `{"name", "profile", "options": {}, "seats": [{"seat", "player", "chips"}], "button"}`
     (and `small_blind` for the three blinds of stripped32) → 201 `{"id", "state"}`."""
     tables = tables_of(request)
-    table_id, held, state = await open_table(tables, club, await json_body(request))
+    with answered():
+        table_id, held, state = await open_table(tables, club, await json_body(request))
     return JSONResponse({"id": table_id, "state": state_of(table_id, held, state)}, status_code=201)
 
 
@@ -426,14 +413,15 @@ async def listed(request: Request, club: str = Depends(api_club)) -> list[dict[s
     """The club's tables, newest first."""
     tables = tables_of(request)
     await tables.ensure_tables()
-    return await tables.service.in_thread(_list_tables, tables.service, club)
+    return await tables.service.in_thread(tables_listed, tables.service, club)
 
 
 @router.get(API + "/{table_id}", tags=["tables"], responses=refusals(401, 403, 404))
 async def show(request: Request, table_id: str, club: str = Depends(api_club)) -> dict[str, Any]:
     """The table's state: the hand, the street, whose turn (`to_act`), what that player may do (`allowed`), the
     stacks, the bets, the pots, the findings so far, and the `version` an entry must be made on."""
-    return (await table_state(tables_of(request), club, table_id))[1]
+    with answered():
+        return (await table_state(tables_of(request), club, table_id))[1]
 
 
 @router.post(API + "/{table_id}/events", tags=["tables"], responses=refusals(400, 401, 403, 404, 409))
@@ -441,21 +429,24 @@ async def event(request: Request, table_id: str, club: str = Depends(api_club)) 
     """One entry: `{"player", "action", "to"?, "count"?, "cards"?, "version"?}` → the new `state`, the `findings`
     this entry made, and `stored` (the uploads of a hand it ended). 400 only for an entry that cannot be
     understood; 409 when `version` is not the table's."""
-    body = await json_body(request)
-    _, findings, stored, state = await add_entry(tables_of(request), club, table_id, body)
+    with answered():
+        body = await json_body(request)
+        _, findings, stored, state = await add_entry(tables_of(request), club, table_id, body)
     return {"state": state, "findings": [f.as_dict() for f in findings], "stored": stored}
 
 
 @router.post(API + "/{table_id}/undo", tags=["tables"], responses=refusals(401, 403, 404, 409))
 async def undo(request: Request, table_id: str, club: str = Depends(api_club)) -> dict[str, Any]:
     """Take back the last entry of the hand in play → the state before it."""
-    return (await undo_entry(tables_of(request), club, table_id, await version_in(request)))[1]
+    with answered():
+        return (await undo_entry(tables_of(request), club, table_id, await version_in(request)))[1]
 
 
 @router.post(API + "/{table_id}/close", tags=["tables"], responses=refusals(401, 403, 404, 409))
 async def close(request: Request, table_id: str, club: str = Depends(api_club)) -> dict[str, Any]:
     """End the session: the standings written, the session's rules judged → the session's verdict."""
-    _, verdict, state = await close_table(tables_of(request), club, table_id, await version_in(request))
+    with answered():
+        _, verdict, state = await close_table(tables_of(request), club, table_id, await version_in(request))
     verdict["state"] = state
     return verdict
 
@@ -467,258 +458,6 @@ async def close(request: Request, table_id: str, club: str = Depends(api_club)) 
 async def log_text(request: Request, table_id: str, club: str = Depends(api_club)) -> PlainTextResponse:
     """The house-format text so far (`Cards: shown`)."""
     tables = tables_of(request)
-    async with tables.locked(club, table_id) as held:
-        return PlainTextResponse(await tables.service.in_thread(_log, held.table))
-
-
-# ------------------------------------------------------------------------------------------ the pages
-# ``/tables`` and ``/tables/{id}``: plain HTML forms (the service's pages use no script), phone first; every
-# action one tap on a button whose value says the action and its amount.
-PROFILES_AT_TABLE = ("home-open", "qdan", "stripped32")
-SEAT_ROWS = 6
-
-
-def _lang(request: Request) -> str:
-    from audit.serve.routers.pages import lang_of
-
-    return lang_of(request)
-
-
-async def _form(request: Request) -> dict[str, str]:
-    try:
-        form = await request.form(max_files=0, max_fields=60)
-    except Exception:
-        return {}
-    return {k: str(v) for k, v in form.items()}
-
-
-@router.get("/static/table.css", include_in_schema=False)
-def table_stylesheet() -> Any:
-    from pathlib import Path
-
-    from fastapi.responses import FileResponse
-
-    return FileResponse(Path(__file__).resolve().parent.parent / "static" / "table.css", media_type="text/css",
-                        headers={"Cache-Control": "max-age=3600"})
-
-
-@router.get("/tables", include_in_schema=False)
-async def tables_page(request: Request, club: str = Depends(page_club)) -> Any:
-    return await _tables_page(request, club)
-
-
-async def _tables_page(request: Request, club: str, problem: str | None = None, status: int = 200,
-                       given: dict[str, str] | None = None) -> Any:
-    from audit.serve.routers.pages import render
-    from audit.words import say
-
-    lang = _lang(request)
-    tables = tables_of(request)
-    await tables.ensure_tables()
-    listed = await tables.service.in_thread(_list_tables, tables.service, club)
-    return render(request, "tables.html", say("table.title", lang), status, club=club, tables=listed,
-                  profiles=PROFILES_AT_TABLE, rows=range(1, SEAT_ROWS + 1), problem=problem, given=given or {})
-
-
-@router.post("/tables", include_in_schema=False)
-async def tables_open(request: Request, club: str = Depends(page_club)) -> Any:
-    from fastapi.responses import RedirectResponse
-
-    form = await _form(request)
-    seats = []
-    for i in range(1, SEAT_ROWS + 1):
-        player = form.get(f"player{i}", "").strip()
-        if player:
-            chips = form.get(f"chips{i}", "").strip()
-            seats.append({"seat": i, "player": player, "chips": whole_number(chips)})
-    body: dict[str, Any] = {"name": form.get("name", ""), "profile": form.get("profile", "home-open"),
-                            "seats": seats, "options": {}}
-    for key in ("button", "small_blind"):
-        value = form.get(key, "").strip()
-        if value:
-            body[key] = whole_number(value)
-    try:
-        table_id, _, _ = await open_table(tables_of(request), club, body)
-    except HTTPException as exc:
-        return await _tables_page(request, club, str(exc.detail), 400, form)
-    return RedirectResponse(f"/tables/{table_id}?lang={_lang(request)}", status_code=303)
-
-
-@router.get("/tables/{table_id}", include_in_schema=False)
-async def table_page(request: Request, table_id: str, club: str = Depends(page_club)) -> Any:
-    return await _table_page(request, club, table_id)
-
-
-async def _table_page(request: Request, club: str, table_id: str, problem: str | None = None,
-                      status: int = 200, verdict: dict[str, Any] | None = None) -> Any:
-    from audit.serve.disputes import finding_sentence
-    from audit.serve.routers.pages import message_page, render
-    from audit.words import say
-
-    lang = _lang(request)
-    tables = tables_of(request)
-    try:
+    with answered():
         async with tables.locked(club, table_id) as held:
-            state, closed_verdict = await tables.service.in_thread(_page, held.table)
-    except HTTPException as exc:
-        if exc.status_code != 404:
-            raise
-        return message_page(request, 404, "serve.not_found")
-    state = state_of(table_id, held, state)
-    if verdict is None:
-        verdict = closed_verdict
-    view = table_view(state, lang)
-    view["warnings"] = [finding_sentence(f, lang) for f in state["findings"]]
-    last = state.get("last_hand")
-    if last:
-        view["last_warnings"] = [finding_sentence(f, lang) for f in last["findings"]]
-    title = f"{held.table.config.name} · {say('table.nav', lang)}"
-    return render(request, "table.html", title, status, club=club, state=state, view=view, table_id=table_id,
-                  problem=problem, verdict=verdict)
-
-
-def pot_name(name: str, lang: str) -> str:
-    from audit.words import say
-
-    if name == "main":
-        return say("table.main_pot", lang)
-    if name.startswith("side-"):
-        return say("table.side_pot", lang, n=int(name[5:]))
-    return say("table.the_pot", lang)
-
-
-def table_view(state: dict[str, Any], lang: str) -> dict[str, Any]:
-    """What the page shows beyond the state: the buttons with their amounts, the pots as bars."""
-    from audit.words import say
-
-    allowed = state["allowed"]
-    view: dict[str, Any] = {"buttons": [], "amounts": [], "draws": [], "pots": [], "show": False}
-    actions = allowed["actions"]
-    for a in ("fold", "check", "offer-parole", "accept-parole", "decline-parole"):
-        if a in actions:
-            view["buttons"].append((a, say("table." + a.replace("-", "_"), lang)))
-    if "call" in actions:
-        owed = min(allowed["to_call"], state["stacks"].get(state["to_act"], 0)) or allowed["to_call"]
-        view["buttons"].append(("call", say("table.call", lang, amount=owed)))
-    verb = "bet" if "bet" in actions else "raise" if "raise" in actions else None
-    if verb is not None:
-        low, high = allowed["min_to"], allowed["max_to"]
-        pot = sum(p["amount"] for p in state["pots"])
-        top = max(state["bets"].values(), default=0)
-        owed = allowed["to_call"]
-        choices = [("minimum", low), ("half_pot", top + (pot + owed) // 2), ("pot", top + pot + owed),
-                   ("all_in", high)]
-        unit = allowed.get("bet_unit", 1)
-        seen: set[int] = set()
-        for word, amount in choices:
-            if type(unit) is int and unit > 1 and amount < high:  # a bet or raise by whole bet units (qdan)
-                least = low - top + (-(low - top)) % unit  # the minimum increment, up to a whole unit
-                amount = top + max(least, (amount - top) - (amount - top) % unit)
-            amount = max(low, min(high, amount))
-            if amount in seen or amount <= 0:
-                continue
-            seen.add(amount)
-            label = say("table.bet_to" if verb == "bet" else "table.raise_to", lang, amount=amount)
-            view["amounts"].append((f"{verb}:{amount}", label, say("table." + word, lang)))
-        view["verb"] = verb
-        view["low"], view["high"] = low, high
-    if "draw" in actions:
-        view["draws"].append(("stand-pat", say("table.stand_pat", lang)))
-        for n in range(1, allowed["draw_max"] + 1):
-            view["draws"].append((f"draw:{n}", say("table.draw", lang, n=n)))
-    view["show"] = "show" in actions
-    largest = max([p["amount"] for p in state["pots"]] + [1])
-    for i, p in enumerate(state["pots"]):
-        view["pots"].append({"name": pot_name(p["name"], lang), "amount": p["amount"], "main": i == 0,
-                             "width": round(10 * p["amount"] / largest), "eligible": p["eligible"]})
-    last = state.get("last_hand")
-    if last:
-        # what the host says was paid stands for the main pot (or the pot); the side pots as the table paid them
-        claimed = [("main" if len(last["pots"]) > 1 else last["pots"][0]["name"], c["player"], c["chips"])
-                   for c in last["claims"]]
-        paid = [(p["name"], w, a) for p in last["pots"][1 if claimed else 0:] for w, a in p["awards"].items()]
-        view["collects"] = [say("table.collects", lang, player=w, amount=a, pot=pot_name(name, lang))
-                            for name, w, a in claimed + paid]
-    view["street"] = say("table.street_" + state["street"], lang) if state["street"] in STREETS else state["street"]
-    return view
-
-
-STREETS = frozenset({"pre", "deal", "first", "draw", "second", "showdown", "summary", "over", "closed"})
-
-
-def entry_of_form(form: dict[str, str]) -> dict[str, Any]:
-    """A page's form as an API entry: the button's ``act`` (``raise:12``, ``draw:3``, ``show`` ...), the
-    player, the version it was made on, the amount or cards typed."""
-    act = form.get("act", "")
-    action, _, amount = act.partition(":")
-    entry: dict[str, Any] = {"player": form.get("player", ""), "action": action}
-    if action == "other":
-        entry["action"] = form.get("verb", "")
-        amount = form.get("to", "").strip()
-    if entry["action"] in ("bet", "raise"):
-        entry["to"] = whole_number(amount)
-    elif action == "draw":
-        entry["count"] = whole_number(amount)
-    elif action == "show":
-        entry["cards"] = form.get("cards", "")
-    elif action == "collect":
-        amount = form.get("collect_to", "").strip()
-        entry["to"] = whole_number(amount)
-    version = form_version(form)
-    if version is not None:
-        entry["version"] = version
-    return entry
-
-
-def whole_number(text: str) -> int | str:
-    """A form field's number (ASCII digits, at most 15: ``²`` and ``٣`` are digits to ``str.isdigit`` but no
-    number here), else the text as typed, which the table then refuses as it refuses any other."""
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 15 else text
-
-
-def form_version(form: dict[str, str]) -> int | None:
-    """The table's version a page's form was made on (``None``: the form has none)."""
-    version = whole_number(form.get("version", ""))
-    return version if type(version) is int else None
-
-
-@router.post("/tables/{table_id}", include_in_schema=False)
-async def table_entry(request: Request, table_id: str, club: str = Depends(page_club)) -> Any:
-    from fastapi.responses import RedirectResponse
-    from audit.words import say
-
-    form = await _form(request)
-    lang = _lang(request)
-    try:
-        await add_entry(tables_of(request), club, table_id, entry_of_form(form))
-    except HTTPException as exc:
-        if exc.status_code == 404:
-            raise
-        problem = say("table.stale", lang) if exc.status_code == 409 and "version" in str(exc.detail) \
-            else str(exc.detail)
-        return await _table_page(request, club, table_id, problem, exc.status_code)
-    return RedirectResponse(f"/tables/{table_id}?lang={lang}", status_code=303)
-
-
-@router.post("/tables/{table_id}/undo", include_in_schema=False)
-async def table_undo(request: Request, table_id: str, club: str = Depends(page_club)) -> Any:
-    from fastapi.responses import RedirectResponse
-
-    form = await _form(request)
-    version = form_version(form)
-    try:
-        await undo_entry(tables_of(request), club, table_id, version)
-    except HTTPException as exc:
-        return await _table_page(request, club, table_id, str(exc.detail), exc.status_code)
-    return RedirectResponse(f"/tables/{table_id}?lang={_lang(request)}", status_code=303)
-
-
-@router.post("/tables/{table_id}/close", include_in_schema=False)
-async def table_close(request: Request, table_id: str, club: str = Depends(page_club)) -> Any:
-    form = await _form(request)
-    version = form_version(form)
-    try:
-        _, verdict, _ = await close_table(tables_of(request), club, table_id, version)
-    except HTTPException as exc:
-        return await _table_page(request, club, table_id, str(exc.detail), exc.status_code)
-    return await _table_page(request, club, table_id, verdict=verdict)
+            return PlainTextResponse(await tables.service.in_thread(_log, held.table))
