@@ -14,7 +14,7 @@ import stat
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -45,6 +45,7 @@ class Served:
     db: Path
     tokens: dict[str, str]
     ingested: Path
+    stored: set[tuple[str, str]] = field(default_factory=set)  # (club, sha256) of every upload answered "stored"
 
     def call(self, club: str, method: str, path: str, body: bytes | None = None,
              headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
@@ -61,6 +62,8 @@ class Served:
         status, _, answer = self.call(club, "POST", "/api/v1/uploads" + query, data, {"Content-Type": "text/plain"})
         assert status == 200, (status, answer[:300])
         (result,) = json.loads(answer)["uploads"]
+        if result["status"] == "stored":
+            self.stored.add((club, result["sha256"]))
         return dict(result)
 
 
@@ -273,7 +276,8 @@ def test_after_the_stop_every_upload_holds_rows_of_its_own(served: Served) -> No
     db = served.db
     check_whole(db)
     uploads = rows(db, "SELECT club, sha256, file_sha, wrote_rows FROM uploads ORDER BY club, sha256")
-    assert len(uploads) >= 8
+    # every upload answered "stored", and only those (a text that is no hand history is refused, not stored)
+    assert {(club, sha) for club, sha, _, _ in uploads} == served.stored and len(uploads) >= 7
     assert all(key == upload_key(club, sha) and wrote for club, sha, key, wrote in uploads)
     assert rows(db, "SELECT count(*) FROM uploads u JOIN files f USING (file_sha)") == [(len(uploads),)]
     ingested = hashlib.sha256(served.ingested.read_bytes()).hexdigest()

@@ -41,7 +41,10 @@ AMOUNT = {"finding.POT_WINNER.tie_taken": "taken_chips", "finding.POT_WINNER.won
 
 
 def files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.suffix in (".txt", ".xml") and p.is_file())
+    """The logs below ``root``, less those of sites audit does not read (``fixtures/unread``: explain refuses
+    them in one line, by design)."""
+    return sorted(p for p in root.rglob("*") if p.suffix in (".txt", ".xml") and p.is_file()
+                  and p.parent.name != "unread")
 
 
 def profile_of(case: Path) -> str | None:
