@@ -525,7 +525,11 @@ def test_a_hands_page_is_the_one_the_whole_log_gives(shared: Path) -> None:
             if item.hand:
                 first.setdefault(item.hand, item.as_dict())
         for hand, expected in first.items():
-            assert hand_json(data, name, "home-open", hand) == expected, (name, hand)
+            page = hand_json(data, name, "home-open", hand)
+            assert page is not None
+            receipt = page.pop("receipt")  # what the page adds: the receipt of this hand of this log
+            assert page == expected, (name, hand)
+            assert (receipt["hand"], receipt["log_sha256"]) == (hand, hashlib.sha256(data).hexdigest()), (name, hand)
             checked += 1
         assert hand_json(data, name, "home-open", "no-such-hand") is None
     assert checked > 50
