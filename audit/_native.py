@@ -104,13 +104,14 @@ def compiled_state() -> str:
 
 def _source_finder() -> Any:
     """A finder of the compiled modules' ``.py`` files, ahead of the extension modules beside them (its import
-    machinery loaded only when it is needed)."""
-    import importlib.abc
+    machinery loaded only when it is needed). A plain class, not an ``importlib.abc.MetaPathFinder``: that module
+    imports ``importlib.resources`` and with it ``tempfile``, which ``audit check`` never needs (a test holds what
+    it imports); the import system asks a finder for ``find_spec`` only."""
     import importlib.machinery
     import importlib.util
     from collections.abc import Sequence
 
-    class SourceFinder(importlib.abc.MetaPathFinder):
+    class SourceFinder:
         audit_sources = True
 
         def find_spec(self, fullname: str, path: Sequence[str] | None,
