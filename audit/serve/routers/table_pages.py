@@ -62,7 +62,6 @@ async def _tables_page(request: Request, club: str, problem: str | None = None, 
                        given: dict[str, str] | None = None) -> Any:
     lang = lang_of(request)
     tables = tables_of(request)
-    await tables.ensure_tables()
     listed = await tables.service.in_thread(tables_listed, tables.service, club)
     return render(request, "tables.html", say("table.title", lang), status, club=club, tables=listed,
                   profiles=PROFILES_AT_TABLE, rows=range(1, SEAT_ROWS + 1), problem=problem, given=given or {})

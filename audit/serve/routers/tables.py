@@ -33,11 +33,9 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from audit.live import EntryError, Table, TableConfig, TableError, UnreadableLine, check_version
 from audit.serve import live_rows
-from audit.serve.db import transaction
 from audit.serve.deps import api_club, get_service
 from audit.serve.guard import size_words
 from audit.serve.models import Problem, errors
-from audit.serve.schema import LIVE_TABLES, create_tables
 from audit.serve.service import Service, slow
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,20 +79,13 @@ class Tables:
         self.service = service
         self.held: dict[tuple[str, str], Held] = {}
         self.loading: dict[tuple[str, str], asyncio.Future[Held]] = {}  # tables being rebuilt from their rows
-        self.ready = False
 
     async def writer(self, job: Any) -> Any:
         return await self.service.write(job)
 
-    async def ensure_tables(self) -> None:
-        if not self.ready:
-            await self.writer(_create_tables)
-            self.ready = True
-
     async def get(self, club: str, table_id: str) -> Held:
         """The club's table (404 for any other club's, or none), rebuilt from its rows when it is not held: once,
         however many requests ask for it meanwhile."""
-        await self.ensure_tables()
         key = (club, table_id)
         held = self.held.get(key)
         if held is not None:
@@ -187,11 +178,6 @@ class Tables:
             held.stored.add(finished.number)
             out.append(outcome.as_dict())
         return out
-
-
-def _create_tables(cur: duckdb.DuckDBPyConnection) -> None:
-    with transaction(cur):
-        create_tables(cur, LIVE_TABLES)
 
 
 def _read_table(service: Service, club: str, table_id: str) -> tuple[dict[str, Any], int, bool,
@@ -299,7 +285,6 @@ def _log(table: Table) -> str:
 
 # ------------------------------------------------------------------------------------------ the operations
 async def open_table(tables: Tables, club: str, body: Any) -> tuple[str, Held, dict[str, Any]]:
-    await tables.ensure_tables()
     table_id = secrets.token_hex(6)
     now = dt.datetime.now()
     try:
@@ -412,7 +397,6 @@ async def create(request: Request, club: str = Depends(api_club)) -> JSONRespons
 async def listed(request: Request, club: str = Depends(api_club)) -> list[dict[str, Any]]:
     """The club's tables, newest first."""
     tables = tables_of(request)
-    await tables.ensure_tables()
     return await tables.service.in_thread(tables_listed, tables.service, club)
 
 
