@@ -65,13 +65,13 @@ test: $(STAMP) $(NATIVE) $(BYTECODE) $(BROWSER_STAMP)
 # The tests but the slow ones (browser, wheel, load, memory, Ctrl-C, Dask: `@pytest.mark.slow`), on the plain
 # Python modules whatever was compiled (AUDIT_PURE_PYTHON: audit/_native.py then loads every .py file), so that an
 # edit is tested without a build. `make test` runs them all, compiled.
-# Two pytest workers (pytest-xdist), one a core. The target is 3 minutes. Measured: serially 6 min 28 s on a quiet
-# 2-core machine; with -n 2, 9 min 20 s and 9 min 42 s on the same machine shared (load average 3.2 to 6.8, the
-# run given 80 % of one core), 469 s of CPU, so about 4 min when quiet: not yet under 3 minutes; mypy after it
-# 0.4 s with its cache (time pytest -q -n 2 -m "not slow", AUDIT_PURE_PYTHON=1, and time mypy, 2026-12-04).
+# Two pytest workers (pytest-xdist), one a core, each test file kept on one worker (--dist loadfile): a module's
+# tests share its server or database fixture, and some read what the module's earlier tests stored. The target is
+# 3 minutes; measured on a quiet 2-core machine: 3 min 52 s (serially 6 min 28 s), mypy after it under a second
+# with its cache (time make test-fast, 2026-12-04).
 .PHONY: test-fast
 test-fast: $(STAMP)
-	AUDIT_PURE_PYTHON=1 $(BIN)/python -m pytest -q -n 2 -m "not slow"
+	AUDIT_PURE_PYTHON=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
 	$(BIN)/mypy
 
 demo: $(STAMP) $(NATIVE) $(BYTECODE)
