@@ -68,7 +68,7 @@ test: $(STAMP) $(NATIVE) $(BYTECODE) $(BROWSER_STAMP)
 # Two pytest workers (pytest-xdist), one a core, each test file kept on one worker (--dist loadfile): a module's
 # tests share its server or database fixture, and some read what the module's earlier tests stored. The target is
 # 3 minutes; measured on a quiet 2-core machine: 3 min 52 s (serially 6 min 28 s), mypy after it under a second
-# with its cache (time make test-fast, 2026-12-04).
+# with its cache (/usr/bin/time of its pytest line, 2026-12-04).
 .PHONY: test-fast
 test-fast: $(STAMP)
 	AUDIT_PURE_PYTHON=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
