@@ -55,9 +55,9 @@ def on_action(st: HandState, a: Action) -> None:
             note(st, check_turn(st, a, rnd))
     if a.took is not None or a.timed_out:
         note_all(st, check_action_time(st, a))
-    if st.parole_open and a.kind != "fold":
+    if st.parole.open and a.kind != "fold":
         end_parole_answers(st, a.line)
-    if st.parole_state is not None:
+    if st.parole.state is not None:
         note(st, check_play_after_split(st, p, a.line, a.kind))
     kind = a.kind
     if kind == "fold":
@@ -275,7 +275,7 @@ def apply_fold(st: HandState, a: Action, rnd: BettingRound) -> None:
     rnd.any_fold = True
     rnd.pending.discard(a.player)
     rnd.acted.add(a.player)
-    if st.parole_open and all_answered(st):
+    if st.parole.open and all_answered(st):
         settle_parole(st)
 
 

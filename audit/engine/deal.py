@@ -34,7 +34,7 @@ def same_cards(cards: list[str], other: tuple[str, ...]) -> bool:
 
 def any_used(st: HandState, cards: tuple[str, ...]) -> bool:
     """Whether any of ``cards`` is already out of the stub (dealt or drawn)."""
-    used = st.used
+    used = st.stub.used
     for c in cards:
         if c in used:
             return True
@@ -86,7 +86,7 @@ def note_card_list(st: HandState, cards: tuple[str, ...], line: int, what: str, 
 def on_deck(st: HandState, d: DeckLine) -> None:
     """``Deck:``: the whole deck in order, judged as a card list; the deal is then checked against it."""
     note_card_list(st, d.cards, d.line, "deck")
-    st.deck_order = list(d.cards)
+    st.stub.deck_order = list(d.cards)
     if st.steps is not None:
         record(st, d.line, d)
 
@@ -98,7 +98,7 @@ def deal_to(st: HandState, d: Dealt) -> None:
         st.street = "deal"
     groups = d.groups
     cards = groups[0] if len(groups) == 1 else tuple([c for g in groups for c in g])
-    used = st.used
+    used = st.stub.used
     if not clean_deal(st, d.player, cards, used):
         found = check_deal(st, d, cards)
         if found:
@@ -168,7 +168,7 @@ def check_deal(st: HandState, d: Dealt, cards: tuple[str, ...]) -> list[Finding]
     if not cards_clean(st, cards):
         out = gather_all(out, check_card_list(st, cards, d.line, "hand", p))
     for c in cards:
-        if c in st.used:
+        if c in st.stub.used:
             holder = next((q for q, cs in st.cards.items() if c in cs), None)
             out = gather(out, finding(st, Rule.CARD_DUPLICATE, d.line, "dealt_held" if holder else "dealt_held_unknown",
                                (("card", c), ("player", p), ("holder", holder or "")), player=p, actual=c))
@@ -178,11 +178,11 @@ def check_deal(st: HandState, d: Dealt, cards: tuple[str, ...]) -> list[Finding]
 def end_deal(st: HandState, line: int) -> None:
     """The deal is over (the first betting round opens at ``line``): judged against the deck line, if any, whose
     rest is then the stub."""
-    deck = st.deck_order
+    deck = st.stub.deck_order
     if deck is None:
         return
     note_all(st, check_deal_order(st, deck, line))
-    st.stub = list(deck[5 * len([p for p in st.order if p in st.cards]):])
+    st.stub.cards = list(deck[5 * len([p for p in st.order if p in st.cards]):])
 
 
 def check_deal_order(st: HandState, deck: list[str], line: int) -> list[Finding] | None:

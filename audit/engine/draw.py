@@ -27,22 +27,22 @@ def _is_prefix(cards: tuple[str, ...], stub: list[str]) -> bool:
 
 def end_draw_phase(st: HandState, line: int) -> None:
     """The draw is over (the second round begins at ``line``): judged complete, nothing left pending."""
-    if st.draw_closed:
+    if st.stub.draw_closed:
         return
-    st.draw_closed = True
+    st.stub.draw_closed = True
     if st.won_by_fold is not None or st.street not in ("draw",):
         if st.street in ("first",):
             close_round(st, line)
         return
     note_all(st, check_draw_complete(st, line))
-    st.draw_pending.clear()
+    st.stub.waiting.clear()
 
 
 def check_draw_complete(st: HandState, line: int) -> list[Finding] | None:
     """``DRAW_COUNT``: every discard got its new cards; ``DRAW_ORDER``: every survivor drew or stood pat (when
     the log shows every hand)."""
     out: list[Finding] | None = None
-    for p, d in st.draw_pending.items():
+    for p, d in st.stub.waiting.items():
         if d.cards is None:
             continue  # a site log shows only the hero's new cards
         out = gather(out, finding(st, Rule.DRAW_COUNT, d.line, "no_cards", (("player", p),), player=p, street="draw"))
@@ -104,7 +104,7 @@ def on_discard(st: HandState, d: Discard) -> None:
         if found:
             note_all(st, found)
     note(st, check_draw_limit(st, p, d, count))
-    st.draw_pending[p] = d
+    st.stub.waiting[p] = d
     if st.steps is not None:
         record(st, d.line, d)
 
@@ -179,20 +179,19 @@ def on_reshuffle(st: HandState, r: Reshuffle) -> None:
     remaining = remaining_stub_set(st)
     note_all(st, check_reshuffle(st, r, p, remaining))
     if policy == "stub-first":
-        if st.stub is not None:
-            old = st.stub
+        if st.stub.cards is not None:
+            old = st.stub.cards
         else:  # the old stub's cards are known, their order is not
             old = sorted(remaining)
-            st.stub_unordered = len(old)
-        st.stub = list(old) + [c for c in r.cards if c not in old]
+            st.stub.unordered = len(old)
+        st.stub.cards = list(old) + [c for c in r.cards if c not in old]
     else:
-        st.stub = list(r.cards)
-    st.stub_is_known_order = True
-    if st.back_in_stub is None:
-        st.back_in_stub = set()
-        st.back_in_stub_drawn = set()
-        st.drawn_after_reshuffle = set()
-    st.back_in_stub |= set(r.cards) & st.used
+        st.stub.cards = list(r.cards)
+    st.stub.known_order = True
+    if st.stub.back is None:
+        st.stub.back = set()
+        st.stub.drawn_again = set()
+    st.stub.back |= set(r.cards) & st.stub.used
     if st.steps is not None:
         record(st, r.line, r)
 
@@ -209,13 +208,13 @@ def check_reshuffle(st: HandState, r: Reshuffle, p: str | None, remaining: set[s
         out = gather(out, finding(st, Rule.RESHUFFLE, r.line, "not_needed", (("n", left), ("need", need)),
                            expected="no reshuffle", actual="reshuffle"))
     others = set()
-    for q, cs in st.discarded.items():
+    for q, cs in st.stub.discarded.items():
         if q != p:
             others.update(cs)
     for q in st.folded:
         others.update(st.cards.get(q, ()))
-    if st.back_in_stub_drawn is not None:
-        others -= st.back_in_stub_drawn
+    if st.stub.drawn_again is not None:
+        others -= st.stub.drawn_again
     listed = set(r.cards)
     if policy == "merge-stub":
         allowed = remaining | others
@@ -261,7 +260,7 @@ def draw_received(st: HandState, d: Dealt) -> None:
     """A player's new cards after his discard: judged (as many as he threw, his kept cards unchanged, five in
     all, off the stub), then his."""
     p = d.player
-    pending = st.draw_pending
+    pending = st.stub.waiting
     disc = pending[p]
     del pending[p]
     hand = st.cards.get(p, ())
@@ -278,23 +277,23 @@ def draw_received(st: HandState, d: Dealt) -> None:
     if found:
         note_all(st, found)
     note_card_list(st, new, d.line, "new_cards", p)
-    if st.loose_cards or any_used(st, new):
+    if st.stub.loose_cards or any_used(st, new):
         note_all(st, check_stub_cards(st, p, new, d.line))
-    if st.stub is not None:
+    if st.stub.cards is not None:
         note(st, check_stub_order(st, p, new, d.line))
     take_from_stub(st, new)
     discarded = disc.cards
     if discarded is not None:
-        gone = st.discarded.get(p)
+        gone = st.stub.discarded.get(p)
         if gone is None:
-            st.discarded[p] = list(discarded)
+            st.stub.discarded[p] = list(discarded)
         else:
             gone.extend(discarded)
-    if not st.loose_cards:
-        used = st.used
+    if not st.stub.loose_cards:
+        used = st.stub.used
         for c in kept:
             if c not in used:
-                st.loose_cards = True
+                st.stub.loose_cards = True
                 break
     st.cards[p] = kept + new
 
@@ -352,8 +351,8 @@ def check_stub_cards(st: HandState, p: str, new: tuple[str, ...], line: int) -> 
     # every live card is in ``used`` unless ``loose_cards``: new cards outside it are not live
     live = {c for q, cs in st.cards.items() if q not in st.folded for c in cs}
     none: frozenset[str] = frozenset()  # (no reshuffle yet: nothing let back, nothing drawn again)
-    back = st.back_in_stub if st.back_in_stub is not None else none
-    again = st.drawn_after_reshuffle if st.drawn_after_reshuffle is not None else none
+    back = st.stub.back if st.stub.back is not None else none
+    again = st.stub.drawn_again if st.stub.drawn_again is not None else none
     for c in new:
         params = (("player", p), ("card", c))
         if c in live and c not in back:
@@ -363,7 +362,7 @@ def check_stub_cards(st: HandState, p: str, new: tuple[str, ...], line: int) -> 
             else:
                 out = gather(out, finding(st, Rule.CARD_DUPLICATE, line, "drawn_live", params + (("holder", str(holder)),),
                                    player=p, actual=c, street="draw"))
-        elif c in st.used and c not in back:
+        elif c in st.stub.used and c not in back:
             out = gather(out, finding(st, Rule.STUB_CARD, line, "not_in_stub", params, player=p, actual=c, street="draw"))
         elif c in again:
             out = gather(out, finding(st, Rule.STUB_CARD, line, "drawn_again", params, player=p, actual=c, street="draw"))
@@ -373,18 +372,18 @@ def check_stub_cards(st: HandState, p: str, new: tuple[str, ...], line: int) -> 
 def check_stub_order(st: HandState, p: str, new: tuple[str, ...], line: int) -> Finding | None:
     """``DEAL_ORDER``: when the stub's order is known (a deck line, a reshuffle), new cards come off its top
     (after a ``stub-first`` reshuffle, the old stub's cards first, in any order)."""
-    stub = st.stub
-    if stub is None or (st.stub_unordered == 0 and _is_prefix(new, stub)):
+    stub = st.stub.cards
+    if stub is None or (st.stub.unordered == 0 and _is_prefix(new, stub)):
         return None
     top = stub[:len(new)]
-    head = stub[:st.stub_unordered]  # stub-first: the old stub's cards, order unknown
+    head = stub[:st.stub.unordered]  # stub-first: the old stub's cards, order unknown
     if head and len(new) <= len(head):
         in_order = set(new) <= set(head)
     elif head:
         in_order = set(head) <= set(new) and sorted(set(new) - set(head)) == sorted(top[len(head):])
     else:
         in_order = sorted(top) == sorted(new)
-    if in_order or (st.deck_order is None and not st.stub_is_known_order):
+    if in_order or (st.stub.deck_order is None and not st.stub.known_order):
         return None
     if head and len(new) > len(head):
         variant = "stub_head_first"
@@ -400,31 +399,29 @@ def check_stub_order(st: HandState, p: str, new: tuple[str, ...], line: int) -> 
 
 def take_from_stub(st: HandState, new: tuple[str, ...]) -> None:
     """The new cards leave the stub (off its top when they match it) and are out of play from now on."""
-    stub = st.stub
-    if stub is not None and st.stub_unordered == 0 and _is_prefix(new, stub):
-        st.stub = stub[len(new):]  # drawn in order off the top (what the slow path below finds too)
+    stub = st.stub.cards
+    if stub is not None and st.stub.unordered == 0 and _is_prefix(new, stub):
+        st.stub.cards = stub[len(new):]  # drawn in order off the top (what the slow path below finds too)
     elif stub is not None:
-        head = stub[:st.stub_unordered]
-        st.stub_unordered = max(0, len(head) - len(set(new) & set(head)))
+        head = stub[:st.stub.unordered]
+        st.stub.unordered = max(0, len(head) - len(set(new) & set(head)))
         remaining = list(stub)
         for c in new:
             if c in remaining:
                 remaining.remove(c)
             elif remaining:
                 remaining.pop(0)
-        st.stub = remaining
-    used = st.used
-    back = st.back_in_stub  # None (or empty) unless a reshuffle let cards back
+        st.stub.cards = remaining
+    used = st.stub.used
+    back = st.stub.back  # None (or empty) unless a reshuffle let cards back
     if not back:
         for c in new:
             used.add(c)
         return
-    again = st.drawn_after_reshuffle
-    drawn = st.back_in_stub_drawn
-    assert again is not None and drawn is not None  # made with ``back_in_stub``
+    again = st.stub.drawn_again
+    assert again is not None  # made with ``back``
     for c in new:
         used.add(c)
         if c in back:
             again.add(c)
             back.discard(c)
-            drawn.add(c)

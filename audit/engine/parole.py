@@ -18,28 +18,28 @@ from audit.rules import Rule
 def on_parole(st: HandState, item: Parole) -> None:
     """An offer, an acceptance or a refusal: judged, then applied."""
     if not st.profile.parole:
-        if st.parole_state is None:
+        if st.parole.state is None:
             note(st, finding(st, Rule.PAROLE, item.line, "not_in_game", (), player=item.player,
                              expected="no parole", actual=f"{item.player} {item.kind}s parole"))
-        st.parole_state = "not-allowed"
+        st.parole.state = "not-allowed"
         return
     if item.kind == "offer":
         if st.street == "draw":
             end_draw_phase(st, item.line)
             open_round(st, "second", item.line)
         note(st, check_offer(st, item))
-        st.parole_state = "offered"
-        st.parole_open = True
-        st.parole_offerer = item.player
-        st.parole_answers = []
-        st.parole_accepted = False
-    elif st.parole_state != "offered":
+        st.parole.state = "offered"
+        st.parole.open = True
+        st.parole.offerer = item.player
+        st.parole.answers = []
+        st.parole.accepted = False
+    elif st.parole.state != "offered":
         note(st, finding(st, Rule.PAROLE, item.line,
-                         item.kind + ("_unoffered" if st.parole_state is None else "_late"),
+                         item.kind + ("_unoffered" if st.parole.state is None else "_late"),
                          (("player", item.player),), player=item.player, expected="no answer",
                          actual=f"{item.player} {item.kind}s parole"))
-        if st.parole_state is None and item.kind == "accept":
-            st.parole_state = "accepted"
+        if st.parole.state is None and item.kind == "accept":
+            st.parole.state = "accepted"
     else:
         answer_parole(st, item)
     if st.steps is not None:
@@ -52,7 +52,7 @@ def check_offer(st: HandState, item: Parole) -> Finding | None:
     p = item.player
     rnd = st.round
     first = round_start(st, "second") if rnd is not None and st.street == "second" else None
-    if st.parole_state is not None:
+    if st.parole.state is not None:
         return finding(st, Rule.PAROLE, item.line, "offered_twice", (("player", p),), player=p,
                        expected="one offer", actual="a second offer")
     if may_offer_parole(st, p):
@@ -70,22 +70,22 @@ def may_offer_parole(st: HandState, player: str) -> bool:
     """Whether ``player`` may offer parole now (what is legal now): the game has it, nobody offered it in this
     hand, and he is the first to act in the second betting round, before any chips go in."""
     rnd = st.round
-    return (st.profile.parole and st.parole_state is None and st.street == "second" and rnd is not None
+    return (st.profile.parole and st.parole.state is None and st.street == "second" and rnd is not None
             and not rnd.acted and rnd.current <= 0 and player == round_start(st, "second"))
 
 
 def next_parole_answer(st: HandState) -> str | None:
     """Who answers the open offer next (``None``: no offer waits for answers)."""
-    if not st.parole_open:
+    if not st.parole.open:
         return None
-    answers = st.parole_answers
+    answers = st.parole.answers
     waiting = [q for q in parole_answerers(st) if q not in answers]
     return waiting[0] if waiting else None
 
 
 def parole_answerers(st: HandState) -> list[str]:
     """Who answers the offer, in turn: every other player still in, from the offerer's left."""
-    offerer = st.parole_offerer
+    offerer = st.parole.offerer
     ring = clockwise_from(st, st.order.index(offerer) + 1) if offerer in st.order else st.order
     return [q for q in ring if q != offerer and q not in st.folded]
 
@@ -94,14 +94,14 @@ def answer_parole(st: HandState, item: Parole) -> None:
     """One answer to the offer (judged): each player still in answers once, in turn, even after an acceptance."""
     p = item.player
     answerers = parole_answerers(st)
-    answers = st.parole_answers
+    answers = st.parole.answers
     note(st, check_answer(st, item, answerers))
-    if p == st.parole_offerer or p in answers or p not in answerers:
+    if p == st.parole.offerer or p in answers or p not in answerers:
         return  # not an answer that counts
     waiting = [q for q in answerers if q not in answers]
     answers.append(p)
     if item.kind == "accept":
-        st.parole_accepted = True
+        st.parole.accepted = True
     if len(waiting) == 1:
         settle_parole(st)
 
@@ -109,9 +109,9 @@ def answer_parole(st: HandState, item: Parole) -> None:
 def check_answer(st: HandState, item: Parole, answerers: list[str]) -> Finding | None:
     """``PAROLE``: an answer from a player still in, not the offerer, once, in turn."""
     p = item.player
-    answers = st.parole_answers
+    answers = st.parole.answers
     params = (("player", p),)
-    if p == st.parole_offerer:
+    if p == st.parole.offerer:
         return finding(st, Rule.PAROLE, item.line, "own_offer", params, player=p,
                        expected="an answer from another player", actual=p)
     if p in answers:
@@ -129,13 +129,13 @@ def check_answer(st: HandState, item: Parole, answerers: list[str]) -> Finding |
 
 def settle_parole(st: HandState) -> None:
     """Everyone has answered: one acceptance splits every pot and ends the hand; otherwise play goes on."""
-    st.parole_open = False
-    if st.parole_accepted:
-        st.parole_state = "accepted"
+    st.parole.open = False
+    if st.parole.accepted:
+        st.parole.state = "accepted"
         if st.round is not None:
             st.round.pending = set()  # the hand ends with the split
     else:
-        st.parole_state = "declined"
+        st.parole.state = "declined"
 
 
 def end_parole_answers(st: HandState, line: int) -> None:
@@ -146,16 +146,16 @@ def end_parole_answers(st: HandState, line: int) -> None:
 
 def check_answers_missing(st: HandState, line: int) -> list[Finding] | None:
     """``PAROLE``: every player still in answers the offer, in turn, even after someone has accepted."""
-    variant = "no_answer_after_accept" if st.parole_accepted else "no_answer"
+    variant = "no_answer_after_accept" if st.parole.accepted else "no_answer"
     return [finding(st, Rule.PAROLE, line, variant, (("player", q),), player=q, expected=f"{q} answers",
                     actual="no answer")
-            for q in parole_answerers(st) if q not in st.parole_answers]
+            for q in parole_answerers(st) if q not in st.parole.answers]
 
 
 def check_play_after_split(st: HandState, player: str, line: int, kind: str) -> Finding | None:
     """``PAROLE``: after an accepted parole the hand ends with the split: no more betting (``kind``: the
     action), no show down (``kind`` ``show``: judged at the first hand shown)."""
-    if st.parole_state != "accepted":
+    if st.parole.state != "accepted":
         return None
     if kind != "show":
         return finding(st, Rule.PAROLE, line, "acted_after_split", (("player", player),), player=player,
@@ -168,7 +168,7 @@ def check_play_after_split(st: HandState, player: str, line: int, kind: str) -> 
 
 def all_answered(st: HandState) -> bool:
     """Whether every player who answers the open offer has answered it."""
-    answers = st.parole_answers
+    answers = st.parole.answers
     return all(q in answers for q in parole_answerers(st))
 
 
@@ -176,7 +176,7 @@ def all_answered(st: HandState) -> bool:
 def check_paid_as_split(st: HandState) -> Finding | None:
     """``PAROLE``: a pot paid as a parole split when no parole was accepted (flagged once when the game has no
     parole at all)."""
-    if st.parole_state == "not-allowed":
+    if st.parole.state == "not-allowed":
         return None
     for c in st.collected:
         if c.pot == "parole":

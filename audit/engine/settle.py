@@ -34,7 +34,7 @@ def on_uncalled(st: HandState, u: Uncalled) -> None:
 
 def on_collect(st: HandState, c: Collect) -> None:
     """A player collects from a pot (judged at the end, against the pots built)."""
-    if st.parole_open:
+    if st.parole.open:
         end_parole_answers(st, c.line)
     if st.round is not None:
         close_round(st, c.line)
@@ -54,7 +54,7 @@ def on_summary(st: HandState, s: SummaryTotal) -> None:
 
 def finish(st: HandState) -> HandResult:
     """The end of the hand: the pots built, won and judged against what the log paid."""
-    if st.parole_open:
+    if st.parole.open:
         end_parole_answers(st, st.last_line)
     if st.round is not None:
         close_round(st, st.last_line)
@@ -82,7 +82,7 @@ def finish(st: HandState) -> HandResult:
     pots_built = pot_levels(contributions_after, live, st.order, st.dead + dead_total) if not redeal else []
     results: list[PotResult] = []
     should: dict[str, int] = dict(due)
-    parole = st.parole_state == "accepted"
+    parole = st.parole.state == "accepted"
     if pots_built:
         odd_order = odd_chip_order(st.order, st.button_index)
         mucked = st.mucked

@@ -17,7 +17,7 @@ from audit.rules import Rule
 def on_show(st: HandState, s: Show) -> None:
     """A hand shown: judged against the cards the player holds and its stated name, then his cards."""
     p = s.player
-    if st.parole_open:
+    if st.parole.open:
         end_parole_answers(st, s.line)
     note(st, check_play_after_split(st, p, s.line, "show"))
     if st.street in ("second", "first", "draw"):
@@ -31,10 +31,10 @@ def on_show(st: HandState, s: Show) -> None:
     note(st, check_shown(st, s, final))
     if final is None or not st.known_cards:
         st.cards[p] = cards
-        if not st.loose_cards:
+        if not st.stub.loose_cards:
             for c in cards:
-                if c not in st.used:
-                    st.loose_cards = True
+                if c not in st.stub.used:
+                    st.stub.loose_cards = True
                     break
         if not st.known_cards:
             shown_all = st.shown_cards_all
@@ -92,7 +92,7 @@ def check_description(st: HandState, s: Show) -> Finding | None:
 
 def on_muck(st: HandState, m: Muck) -> None:
     """A hand thrown away unshown at the show down."""
-    if st.parole_open:
+    if st.parole.open:
         end_parole_answers(st, m.line)
     if st.street in ("second", "first", "draw"):
         close_round(st, m.line)
@@ -148,7 +148,7 @@ def winners_among(st: HandState, pot_eligible: tuple[str, ...], showdown_players
 def check_show_order(st: HandState, live: list[str], shower_now: str) -> Finding | None:
     """``SHOW_ORDER``: the last aggressor of the second round shows first (else the first to act, or the first
     player left of the button, as the profile says); judged when he shows (``shower_now``) after another."""
-    if not st.show_order or len(live) < 2 or st.parole_state == "accepted":
+    if not st.show_order or len(live) < 2 or st.parole.state == "accepted":
         return None
     first_shower = first_to_show(st, live)
     if first_shower is None or first_shower not in live or first_shower != shower_now:

@@ -98,6 +98,54 @@ def setup_for(profile: Profile) -> Setup:
     return setup
 
 
+class Stub:
+    """The deck, the stub and the draw as the replay has followed them (one record, ``HandState.stub``).
+
+    ``deck_order``: the ``Deck:`` line's cards in order (``None``: the log gives none); ``cards``: the stub left,
+    in order, once a deck line (at the end of the deal) or a reshuffle says what it is (``None`` before);
+    ``known_order``: a reshuffle said the stub's order; ``unordered``: after a ``stub-first`` reshuffle, how many
+    cards at the top of ``cards`` are the old stub's, in an order the log does not give; ``used``: every card
+    dealt or drawn so far (out of the stub); ``loose_cards``: some hand held holds a card that is not in
+    ``used`` (a shown hand the log never dealt), so ``used`` no longer tells the live cards; ``discarded``: each
+    player's discards so far; ``waiting``: each discard still waiting for its new cards; ``draw_closed``: the
+    draw is over (judged complete once).
+
+    A reshuffle's two sets are made by the first reshuffle (``None`` before: most hands have none): ``back``, the
+    used cards a reshuffle let back into the stub and not drawn again yet; ``drawn_again``, those drawn again
+    since (a card is let back once: drawn after a later reshuffle again, it is ``STUB_CARD``).
+    """
+
+    def __init__(self) -> None:
+        self.deck_order: list[str] | None = None
+        self.cards: list[str] | None = None
+        self.known_order = False
+        self.unordered = 0
+        self.used: set[str] = set()
+        self.loose_cards = False
+        self.discarded: dict[str, list[str]] = {}
+        self.waiting: dict[str, Discard] = {}
+        self.draw_closed = False
+        self.back: set[str] | None = None
+        self.drawn_again: set[str] | None = None
+
+
+class ParoleOffer:
+    """The parole as the replay has followed it (one record, ``HandState.parole``; ``parole = yes``).
+
+    ``state``: ``None`` (nobody offered), ``offered``, ``accepted``, ``declined``, or ``not-allowed`` (a parole
+    line in a game without parole); ``offerer``: who offered; ``answers``: who has answered the offer, in the
+    order they did; ``accepted``: someone accepted it (the others still answer before the split); ``open``: the
+    offer waits for answers (``state`` is ``offered``).
+    """
+
+    def __init__(self) -> None:
+        self.state: str | None = None
+        self.offerer: str | None = None
+        self.answers: list[str] = []
+        self.accepted = False
+        self.open = False
+
+
 def _seat_number(seat: Seat) -> int:
     return seat.seat
 
@@ -161,13 +209,7 @@ class HandState:
         self.known_cards = hand.shows_all_cards  # the log shows every hand (a site's: only the hero's)
         self.ranking = setup.ranking
         self.deck_cards = setup.deck_cards
-        self.deck_order: list[str] | None = None
-        self.stub: list[str] | None = None  # remaining stub in order (when a Deck line or a reshuffle says)
-        self.used: set[str] = set()  # cards dealt or drawn so far (out of the stub)
-        self.discarded: dict[str, list[str]] = {}  # each player's discards so far
-        # a reshuffle's sets are made by the first reshuffle (``None`` before: most hands have none)
-        self.back_in_stub: set[str] | None = None  # discards a reshuffle let back
-        self.draw_pending: dict[str, Discard] = {}
+        self.stub = Stub()
         self.drew: set[str] = set()
         self.returned_log: dict[str, int] = {}
         self.returned_due: dict[str, int] = {}
@@ -179,11 +221,7 @@ class HandState:
         self.summary: SummaryTotal | None = None
         self.redeal_line = 0
         self.won_by_fold: str | None = None
-        self.parole_state: str | None = None  # None, "offered", "accepted", "declined", "not-allowed"
-        self.parole_offerer: str | None = None
-        self.parole_answers: list[str] = []
-        self.parole_accepted = False  # someone accepted the open offer (the others still answer)
-        self.parole_open = False  # an offer waits for answers (parole_state "offered")
+        self.parole = ParoleOffer()
         self.blind_all_in = False  # a blind was posted all-in (perhaps short of its full size)
         self.min_bet = 1
         self.posted: dict[str, list[Post]] = {}
@@ -195,13 +233,7 @@ class HandState:
         self.openers_holder: str | None = None  # openers = jacks: the first player dealt openers (Jacks or better)
         self.openers_ranked = 0  # openers = jacks: players dealt in whose dealt hand the ranking could rank
         self.uncalled_lines: list[Uncalled] = []
-        self.back_in_stub_drawn: set[str] | None = None  # reshuffled cards already drawn again
-        self.stub_is_known_order = False
-        self.stub_unordered = 0  # stub-first: how many cards at the top of the stub are in an unknown order
-        self.drawn_after_reshuffle: set[str] | None = None
         self.shown_cards_all: set[str] | None = None  # cards shown so far (site logs: hidden hands; made at the first)
-        self.draw_closed = False
-        self.loose_cards = False  # some hand in ``cards`` holds a card that is not in ``used``
         # each player's hand as last ranked, and its strength (``hand_strength``; made at the first ranking)
         self.strengths: dict[str, tuple[tuple[str, ...], tuple[int, ...] | None]] | None = None
         self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
@@ -558,18 +590,18 @@ def draw_limit(st: HandState, player: str, thrown: tuple[str, ...] | None) -> in
 
 def stub_size(st: HandState) -> int:
     """Cards left in the stub."""
-    if st.stub is not None:
-        return len(st.stub)
-    back = st.back_in_stub
-    return len(st.deck_cards) - len(st.used) + (len(back) if back is not None else 0)
+    if st.stub.cards is not None:
+        return len(st.stub.cards)
+    back = st.stub.back
+    return len(st.deck_cards) - len(st.stub.used) + (len(back) if back is not None else 0)
 
 
 def remaining_stub_set(st: HandState) -> set[str]:
-    """The cards in the stub (order unknown unless ``st.stub`` is set)."""
-    if st.stub is not None:
-        return set(st.stub)
-    left = set(st.deck_cards - st.used)
-    back = st.back_in_stub
+    """The cards in the stub (order unknown unless ``st.stub.cards`` is set)."""
+    if st.stub.cards is not None:
+        return set(st.stub.cards)
+    left = set(st.deck_cards - st.stub.used)
+    back = st.stub.back
     return left | back if back is not None else left
 
 

@@ -131,7 +131,7 @@ def unknown_player(st: HandState, player: str, line: int) -> Finding:
 def on_marker(st: HandState, m: Marker) -> None:
     """A street line (``*** DRAW ***`` …): the street moves on, closing what it ends."""
     street = m.street
-    if st.parole_open:
+    if st.parole.open:
         end_parole_answers(st, m.line)
     if street == "deal":
         check_forced_bets(st, m.line)
@@ -166,7 +166,7 @@ def on_dealt(st: HandState, d: Dealt) -> None:
     p = d.player
     if st.street in ("pre", "deal") and p not in st.cards:
         deal_to(st, d)
-    elif st.street in ("draw", "first", "deal", "second") and p in st.draw_pending:
+    elif st.street in ("draw", "first", "deal", "second") and p in st.stub.waiting:
         draw_received(st, d)
     else:
         st.findings.append(received_without_discard(st, d))

@@ -96,9 +96,9 @@ def payout_lines(st: HandState, result: HandResult, claims: tuple[tuple[str, int
     out = uncalled_lines(st)
     if claims:
         out += claim_lines(claims, result)
-        if len(result.pots) > 1 and st.parole_state != "accepted":
+        if len(result.pots) > 1 and st.parole.state != "accepted":
             out += pot_lines(st, result, but_main=True)
-    elif st.parole_state == "accepted":
+    elif st.parole.state == "accepted":
         out += parole_lines(st, result)
     else:
         out += pot_lines(st, result)

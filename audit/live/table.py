@@ -328,7 +328,7 @@ class Table:
             h = self.hand
             assert h is not None
             st, _ = self.engine_state()
-            if st.won_by_fold is not None or st.parole_state == "accepted":
+            if st.won_by_fold is not None or st.parole.state == "accepted":
                 self._settle(st, when)
                 return
             street = st.street

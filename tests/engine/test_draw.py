@@ -62,7 +62,7 @@ def test_the_cards_received() -> None:
     st = state_before(text, "Dealt to Ana [As Ad 9c]")
     d = item_at(text, "Dealt to Ana [As Ad 9c]")
     assert isinstance(d, Dealt)
-    disc = st.draw_pending["Ana"]
+    disc = st.stub.waiting["Ana"]
     found = check_received(st, d, disc, st.cards["Ana"], d.groups[0], d.groups[1])
     assert [f.msg_id for f in found or []] == ["finding.DRAW_COUNT.received", "finding.DRAW_COUNT.kept",
                                                "finding.DRAW_COUNT.ends_with"]
@@ -85,7 +85,7 @@ def test_with_a_deck_line_the_stub_is_dealt_in_order() -> None:
     body = (f"Deck: [{deck}]\n" + deal3() + ROUND + "Ana: discards 2 cards [5c 7d]\nDealt to Ana [As Ad 9h] [Qh Qs]\n")
     text = house(body)
     st = state_before(text, "Dealt to Ana [As Ad 9h]")
-    assert st.stub == ["Qs", "Qh"]
+    assert st.stub.cards == ["Qs", "Qh"]
     assert check_stub_order(st, "Ana", ("Qs", "Qh"), 30) is None
     found = check_stub_order(st, "Ana", ("Qh", "Qs"), 30)
     assert found is None  # the same cards from the top, in another order, are the top cards

@@ -52,7 +52,7 @@ def test_answers_come_in_turn_from_the_offerers_left_once_each() -> None:
 
 def test_no_play_after_an_accepted_parole() -> None:
     st = state_before(ACCEPTED, "Ana collected", STRIPPED)
-    assert st.parole_state == "accepted"
+    assert st.parole.state == "accepted"
     assert rules(check_play_after_split(st, "Ana", 40, "bet")) == [
         ("PAROLE", "Ana", "finding.PAROLE.acted_after_split")]
     assert rules(check_play_after_split(st, "Ana", 40, "show")) == [
