@@ -237,7 +237,7 @@ def test_a_deal_is_judged_and_applied_as_its_cards_say() -> None:
         before = set(used)
         dealt = tuple(_fresh(rng.choice(deck + ["Xx"])) for _ in range(rng.choice([4, 5, 5, 5, 6])))
         plain = len(dealt) == 5 and set(dealt) <= set(deck) and len(set(dealt)) == 5 and not set(dealt) & used
-        assert clean_deal(st, st.order[0], dealt, used) == plain
+        assert clean_deal(st, st.dealt[0], dealt, used) == plain
         assert used == (before | set(dealt) if plain else before)
 
 

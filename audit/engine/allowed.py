@@ -85,9 +85,10 @@ def action_not_allowed(st: HandState, a: Action, rnd: BettingRound | None) -> li
 def _turn_not_allowed(st: HandState, a: Action, rnd: BettingRound) -> str:
     """Why ``a.player`` may not act at all now ('' when he may): the variant's name."""
     p = a.player
-    if p in st.folded:
+    pl = st.players.get(p)
+    if pl is not None and pl.folded:
         return "after_fold"
-    if p in st.all_in:
+    if pl is not None and pl.all_in:
         return "after_all_in"
     if st.won_by_fold is not None:
         return "after_won"

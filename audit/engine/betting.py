@@ -20,8 +20,8 @@ from audit.engine.parole import all_answered, check_play_after_split, end_parole
 from audit.engine.rounds import open_round
 from audit.engine.steps import BetLegal
 from audit.engine.state import (
-    BettingRound, HandState, betting, count_able, expected_actor, finding, gather, max_raise_to, note, note_all,
-    only_all_ins_left, record,
+    BettingRound, HandState, betting, cards_of, count_able, expected_actor, finding, gather, max_raise_to, note,
+    note_all, only_all_ins_left, record, stack_of,
 )
 from audit.findings import Finding
 from audit.model import Action
@@ -111,7 +111,7 @@ def check_call(st: HandState, a: Action, rnd: BettingRound) -> Finding | None:
     owed = rnd.to_call(p)
     if owed == 0:
         return None  # no bet to call: ACTION_NOT_ALLOWED
-    have = max(0, st.stack.get(p, 0))
+    have = max(0, stack_of(st, p))
     due = min(owed, have)
     if a.amount != due and not (a.amount > have) and not matches_all_ins(st, a.amount, p, rnd):
         return finding(st, Rule.CALL_AMOUNT, a.line, "short_stack" if have < owed else "wrong",
@@ -128,11 +128,11 @@ def matches_all_ins(st: HandState, amount: int, p: str, rnd: BettingRound) -> bo
     """When everyone else still in is all-in below the bet (after a blind posted short all-in), a call that
     matches the largest of them is as right as the full call, whose rest would come back uncalled."""
     top = 0
-    for q in st.order:
-        if q != p and q not in st.folded:
-            if q not in st.all_in:
+    for pl in st.dealt:
+        if pl.name != p and not pl.folded:
+            if not pl.all_in:
                 return False
-            bet = rnd.bets.get(q, 0)
+            bet = rnd.bets.get(pl.name, 0)
             if bet > top:
                 top = bet
     return top < rnd.current and 0 < amount == top - rnd.bets.get(p, 0)
@@ -145,7 +145,7 @@ def check_bet(st: HandState, a: Action, rnd: BettingRound) -> list[Finding] | No
     opened = check_open(st, a, rnd)
     if opened is not None:
         out = [opened]
-    all_in = a.all_in or a.amount >= max(0, st.stack.get(p, 0))
+    all_in = a.all_in or a.amount >= max(0, stack_of(st, p))
     below = a.amount < rnd.full and not all_in and not rnd.fixed  # fixed limit: judged as a size
     if below:
         found = finding(st, Rule.BET_BELOW_MIN, a.line, "bet",
@@ -162,7 +162,7 @@ def check_open(st: HandState, a: Action, rnd: BettingRound) -> Finding | None:
     """``OPENERS``: jacks or better to open, when the profile requires them."""
     if st.street != "first" or not st.profile.openers_jacks or rnd.opener is not None:
         return None
-    strength = st.ranking.rank_hand(st.cards.get(a.player))
+    strength = st.ranking.rank_hand(cards_of(st, a.player))
     if strength is None or st.ranking.jacks_or_better(strength):
         return None
     return finding(st, Rule.OPENERS, a.line, "jacks", (("player", a.player),), player=a.player,
@@ -177,7 +177,7 @@ def check_raise(st: HandState, a: Action, rnd: BettingRound, judged: bool = Fals
     faced = rnd.current
     to = a.to
     increment = to - faced
-    all_in = a.all_in or to - before >= max(0, st.stack.get(p, 0))
+    all_in = a.all_in or to - before >= max(0, stack_of(st, p))
     out: list[Finding] | None = None
     if not judged and a.amount != increment:
         out = [finding(st, Rule.AMOUNT_NOTATION, a.line, "raise",
@@ -250,7 +250,7 @@ def bet_legal(st: HandState, p: str) -> BetLegal:
     assert rnd is not None
     capped = raise_capped(st, rnd)
     return BetLegal(rnd.to_call(p), rnd.min_raise_to(), max_raise_to(st, p), rnd.may_raise(p) and not capped,
-                    st.stack.get(p, 0), capped)
+                    stack_of(st, p), capped)
 
 
 def raise_capped(st: HandState, rnd: BettingRound) -> bool:
@@ -271,7 +271,9 @@ def cap_lifted_heads_up(st: HandState, rnd: BettingRound) -> bool:
 # ------------------------------------------------------------------ what happened
 def apply_fold(st: HandState, a: Action, rnd: BettingRound) -> None:
     """The player is out of the hand (an open parole offer may now have all its answers)."""
-    st.folded.add(a.player)
+    pl = st.players.get(a.player)
+    if pl is not None:
+        pl.folded = True
     rnd.any_fold = True
     rnd.pending.discard(a.player)
     rnd.acted.add(a.player)
@@ -334,10 +336,9 @@ def after_raise(st: HandState, p: str, rnd: BettingRound, full: bool) -> None:
         rnd.raises += 1
     rnd.any_bet = True
     pending: set[str] = set()
-    folded = st.folded
-    all_in = st.all_in
-    for q in st.order:  # (every player in ``order`` is in ``in_hand``: no look-up there)
-        if q != p and q not in folded and q not in all_in and rnd.to_call(q) > 0:
+    for pl in st.dealt:
+        q = pl.name
+        if q != p and not pl.folded and not pl.all_in and rnd.to_call(q) > 0:
             pending.add(q)
     rnd.pending = pending
 
@@ -346,32 +347,25 @@ def after_action(st: HandState) -> None:
     """After each action: the hand is won when one player is left; the round is over when nobody can act."""
     rnd = st.round
     assert rnd is not None
-    folded = st.folded
-    all_in = st.all_in
-    order = st.order
+    dealt = st.dealt
     live = 0
     only: str | None = None
     able = 0
-    if not folded and not all_in:  # nobody out yet (the common case): nothing to look up
-        live = able = len(order)
-        if live:
-            only = order[live - 1]
-    else:
-        for q in order:
-            if q in folded:
-                continue
-            live += 1
-            only = q
-            if q not in all_in:
-                able += 1
+    for pl in dealt:
+        if pl.folded:
+            continue
+        live += 1
+        only = pl.name
+        if not pl.all_in:
+            able += 1
     if live == 1:
         st.won_by_fold = only
         rnd.pending = set()
         return
     if able <= 1:
         owes = False  # whether a player able to act has chips to call
-        for q in order:
-            if q not in folded and q not in all_in and rnd.to_call(q) != 0:
+        for pl in dealt:
+            if not pl.folded and not pl.all_in and rnd.to_call(pl.name) != 0:
                 owes = True
                 break
         if not owes or only_all_ins_left(st, rnd):

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from audit.engine.forced import check_forced_bets
 
-from audit.engine.state import HandState, finding, gather, gather_all, left_of_button, note_all, record
+from audit.engine.state import (
+    HandState, Player, finding, give_cards, gather, gather_all, holder_of, left_of_button, note_all, record,
+)
 from audit.findings import Finding
 from audit.model import Dealt, DeckLine, Hand
 from audit.rules import Rule
@@ -99,13 +101,14 @@ def deal_to(st: HandState, d: Dealt) -> None:
     groups = d.groups
     cards = groups[0] if len(groups) == 1 else tuple([c for g in groups for c in g])
     used = st.stub.used
-    if not clean_deal(st, d.player, cards, used):
+    pl = st.players[d.player]
+    if not clean_deal(st, pl, cards, used):
         found = check_deal(st, d, cards)
         if found:
             note_all(st, found)
         used.update(cards)
-    st.cards[d.player] = cards
-    if st.profile.openers_jacks and d.player in st.in_hand:
+    give_cards(st, pl, cards)
+    if st.profile.openers_jacks and pl.dealt_in:
         note_openers(st, d.player, cards)
 
 
@@ -128,7 +131,7 @@ def could_open(st: HandState) -> bool | None:
     return False if st.openers_ranked == len(st.order) else None
 
 
-def clean_deal(st: HandState, p: str, cards: tuple[str, ...], used: set[str]) -> bool:
+def clean_deal(st: HandState, pl: Player, cards: tuple[str, ...], used: set[str]) -> bool:
     """The common case of a deal, judged and applied at once: five cards of this deck to a player sitting in,
     none already out of the stub, none twice (then they are in ``used``). ``False``: ``used`` is as it was,
     for ``check_deal`` to judge."""
@@ -136,7 +139,7 @@ def clean_deal(st: HandState, p: str, cards: tuple[str, ...], used: set[str]) ->
     # type to a 5-tuple, which the compiled code unpacked, packed again into a new tuple and iterated through
     # the generic protocol (so did ``used.update(cards)``): a third of the deal's cost.
     n = len(cards)
-    if n != 5 or p in st.sitting_out:
+    if n != 5 or pl.sitting_out:
         return False
     deck = st.deck_cards
     for i in range(n):
@@ -160,7 +163,7 @@ def check_deal(st: HandState, d: Dealt, cards: tuple[str, ...]) -> list[Finding]
     another player holds. ``None`` when all is well. Called for the deals ``clean_deal`` did not pass."""
     p = d.player
     out: list[Finding] | None = None
-    if p in st.sitting_out:
+    if st.players[p].sitting_out:
         out = gather(out, finding(st, Rule.DEAL_COUNT, d.line, "sitting_out", (("player", p),), player=p))
     if len(cards) != 5:
         out = gather(out, finding(st, Rule.DEAL_COUNT, d.line, "count", (("player", p), ("n", len(cards))), player=p,
@@ -169,7 +172,7 @@ def check_deal(st: HandState, d: Dealt, cards: tuple[str, ...]) -> list[Finding]
         out = gather_all(out, check_card_list(st, cards, d.line, "hand", p))
     for c in cards:
         if c in st.stub.used:
-            holder = next((q for q, cs in st.cards.items() if c in cs), None)
+            holder = holder_of(st, c)
             out = gather(out, finding(st, Rule.CARD_DUPLICATE, d.line, "dealt_held" if holder else "dealt_held_unknown",
                                (("card", c), ("player", p), ("holder", holder or "")), player=p, actual=c))
     return out
@@ -182,17 +185,18 @@ def end_deal(st: HandState, line: int) -> None:
     if deck is None:
         return
     note_all(st, check_deal_order(st, deck, line))
-    st.stub.cards = list(deck[5 * len([p for p in st.order if p in st.cards]):])
+    st.stub.cards = list(deck[5 * len([pl for pl in st.dealt if pl.cards is not None]):])
 
 
 def check_deal_order(st: HandState, deck: list[str], line: int) -> list[Finding] | None:
     """``DEAL_ORDER``: with a ``Deck:`` line, the cards dealt one at a time clockwise from the dealer's left."""
-    seats = [p for p in left_of_button(st) if p in st.cards]
+    seats = [p for p in left_of_button(st) if st.players[p].cards is not None]
     n = len(seats)
     out: list[Finding] | None = None
     for i, p in enumerate(seats):
         expected = [deck[i + k * n] for k in range(5) if i + k * n < len(deck)]
-        held = st.cards[p]
+        held = st.players[p].cards
+        assert held is not None
         if not same_cards(expected, held) and sorted(expected) != sorted(held):
             cards = " ".join(expected)
             out = gather(out, finding(st, Rule.DEAL_ORDER, line, "deal", (("player", p), ("cards", cards)), player=p,

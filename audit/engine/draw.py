@@ -7,8 +7,8 @@ from audit.engine.clock import check_draw_time
 from audit.engine.deal import any_used, note_card_list, same_cards
 from audit.engine.rounds import close_round
 from audit.engine.state import (
-    HandState, draw_limit, finding, gather, left_of_button, next_to_draw, note, note_all, record, remaining_stub_set,
-    stub_size,
+    HandState, draw_limit, finding, gather, give_cards, holder_of, left_of_button, next_to_draw, note, note_all,
+    record, remaining_stub_set, stub_size,
 )
 from audit.findings import Finding
 from audit.model import Dealt, Discard, Reshuffle, StandPat
@@ -48,7 +48,8 @@ def check_draw_complete(st: HandState, line: int) -> list[Finding] | None:
         out = gather(out, finding(st, Rule.DRAW_COUNT, d.line, "no_cards", (("player", p),), player=p, street="draw"))
     if st.known_cards:
         for p in left_of_button(st):
-            if p not in st.folded and p not in st.drew:
+            pl = st.players[p]
+            if not pl.folded and not pl.drew:
                 out = gather(out, finding(st, Rule.DRAW_ORDER, line, "skipped", (("player", p),), player=p,
                                    street="draw"))
     return out
@@ -61,7 +62,7 @@ def begin_draw_item(st: HandState, p: str, line: int) -> None:
         close_round(st, line)
         st.street = "draw"
     note(st, check_draw_turn(st, p, line))
-    st.drew.add(p)
+    st.players[p].drew = True
 
 
 def check_draw_turn(st: HandState, p: str, line: int) -> Finding | None:
@@ -72,9 +73,9 @@ def check_draw_turn(st: HandState, p: str, line: int) -> Finding | None:
         variant = "outside"
     elif st.won_by_fold is not None:
         variant = "after_won"
-    elif p in st.folded:
+    elif st.players[p].folded:
         variant = "after_fold"
-    elif p in st.drew:
+    elif st.players[p].drew:
         variant = "twice"
     else:
         turn = next_to_draw(st)
@@ -113,7 +114,7 @@ def check_discard(st: HandState, d: Discard) -> list[Finding] | None:
     """``DRAW_COUNT``: the cards listed are as many as said, and in the player's hand (``None``: they are)."""
     p = d.player
     thrown = d.cards or ()
-    hand = st.cards.get(p)
+    hand = st.players[p].cards
     if len(thrown) == d.count and (hand is None or _all_held(thrown, hand)):
         return None
     out: list[Finding] | None = None
@@ -211,8 +212,9 @@ def check_reshuffle(st: HandState, r: Reshuffle, p: str | None, remaining: set[s
     for q, cs in st.stub.discarded.items():
         if q != p:
             others.update(cs)
-    for q in st.folded:
-        others.update(st.cards.get(q, ()))
+    for pl in st.players.values():
+        if pl.folded and pl.cards is not None:
+            others.update(pl.cards)
     if st.stub.drawn_again is not None:
         others -= st.stub.drawn_again
     listed = set(r.cards)
@@ -263,7 +265,8 @@ def draw_received(st: HandState, d: Dealt) -> None:
     pending = st.stub.waiting
     disc = pending[p]
     del pending[p]
-    hand = st.cards.get(p, ())
+    pl = st.players[p]
+    hand = pl.cards if pl.cards is not None else ()
     if len(d.groups) == 1:
         kept: tuple[str, ...] = ()
         new = d.groups[0]
@@ -295,7 +298,7 @@ def draw_received(st: HandState, d: Dealt) -> None:
             if c not in used:
                 st.stub.loose_cards = True
                 break
-    st.cards[p] = kept + new
+    give_cards(st, pl, kept + new)
 
 
 def check_received(st: HandState, d: Dealt, disc: Discard, hand: tuple[str, ...], kept: tuple[str, ...],
@@ -349,14 +352,14 @@ def check_stub_cards(st: HandState, p: str, new: tuple[str, ...], line: int) -> 
     another's), never a card dealt or discarded that no reshuffle let back, never a card drawn twice."""
     out: list[Finding] | None = None
     # every live card is in ``used`` unless ``loose_cards``: new cards outside it are not live
-    live = {c for q, cs in st.cards.items() if q not in st.folded for c in cs}
+    live = {c for pl in st.holders if not pl.folded and pl.cards is not None for c in pl.cards}
     none: frozenset[str] = frozenset()  # (no reshuffle yet: nothing let back, nothing drawn again)
     back = st.stub.back if st.stub.back is not None else none
     again = st.stub.drawn_again if st.stub.drawn_again is not None else none
     for c in new:
         params = (("player", p), ("card", c))
         if c in live and c not in back:
-            holder = next((q for q, cs in st.cards.items() if c in cs and q not in st.folded), None)
+            holder = holder_of(st, c, live_only=True)
             if holder == p:
                 out = gather(out, finding(st, Rule.STUB_CARD, line, "own", params, player=p, actual=c, street="draw"))
             else:

@@ -1,7 +1,7 @@
 """Forced bets: antes, blinds (three positional blinds, or a site's), live and dead entry posts; and the one way
 chips move from a stack to the pot.
 
-- what happened: ``put_in`` (chips from a stack to the pot) and ``apply_post``, which never refuse;
+- what happened: ``move_chips`` (chips from a stack to the pot) and ``apply_post``, which never refuse;
 - the judgement: ``check_stack`` (``BET_OVER_STACK``) and ``check_all_in_mark`` (``ALL_IN_FLAG``) for any chips
   put in (``pay`` judges, then moves them); ``check_post`` as a post is made; ``check_forced_bets`` once the
   cards are dealt (``ANTE_WRONG``, ``BLIND_WRONG``, ``MISSED_BLINDS`` within the hand).
@@ -11,25 +11,29 @@ from __future__ import annotations
 
 from audit.engine.allowed import post_not_allowed
 
-from audit.engine.state import HandState, dead_part, finding, gather, note, note_all, record, site_big_blind
+from audit.engine.state import (
+    HandState, Player, dead_part, finding, gather, note, note_all, record, site_big_blind, stack_of,
+)
 from audit.engine.table import hand_blind_levels, hand_blind_seats
 from audit.findings import Finding, Params
 from audit.model import Post
 from audit.rules import Rule
 
 # ------------------------------------------------------------------ chips into the pot
-def put_in(st: HandState, player: str, amount: int, all_in_flag: bool) -> None:
-    """Move chips from a stack to the pot (never refused: a stack may go below zero, a wrong all-in mark is
-    kept)."""
-    stack = st.stack
-    if player not in stack:
-        return
-    left = stack[player] - amount
-    stack[player] = left
-    contrib = st.contrib
-    contrib[player] = contrib.get(player, 0) + amount
+def move_chips(st: HandState, pl: Player, left: int, amount: int, all_in_flag: bool) -> None:
+    """Move ``amount`` chips from ``pl``'s stack (``left`` after it) to the pot, never refused (a stack may go
+    below zero, a wrong all-in mark is kept): no chips left, or the log's all-in mark, makes him all-in."""
+    pl.stack = left
+    if not pl.paid:
+        pl.paid = True
+        others = st.paid_not_dealt
+        if others is None:
+            st.paid_not_dealt = [pl]
+        else:
+            others.append(pl)
+    pl.contributed += amount
     if left <= 0 or all_in_flag:
-        st.all_in.add(player)
+        pl.all_in = True
 
 
 def check_stack(st: HandState, player: str, had: int, amount: int, line: int, paying: str,
@@ -61,21 +65,16 @@ def check_all_in_mark(st: HandState, player: str, had: int, amount: int, line: i
 def pay(st: HandState, player: str, amount: int, line: int, all_in_flag: bool, paying: str, kind: str = "") -> None:
     """Chips put in by a post, a call, a bet or a raise: judged against the stack and the all-in mark, then
     moved (a player without a seat has no stack: nothing to judge or move)."""
-    stack = st.stack
-    had = stack.get(player)
-    if had is None:
+    pl = st.players.get(player)
+    if pl is None:
         return
+    had = pl.stack
     if amount > had:
         note(st, check_stack(st, player, had, amount, line, paying, kind))
     left = had - amount
     if (all_in_flag and left > 0) or (not all_in_flag and left == 0 and amount > 0):
         note(st, check_all_in_mark(st, player, had, amount, line, all_in_flag))
-    # ``put_in`` with the stack already read (the player has one)
-    stack[player] = left
-    contrib = st.contrib
-    contrib[player] = contrib.get(player, 0) + amount
-    if left <= 0 or all_in_flag:
-        st.all_in.add(player)
+    move_chips(st, pl, left, amount, all_in_flag)
 
 
 # ------------------------------------------------------------------ a post
@@ -118,7 +117,8 @@ def check_post(st: HandState, post: Post) -> Finding | None:
         return finding(st, Rule.ANTE_WRONG if post.kind == "ante" else Rule.BLIND_WRONG, post.line, "no_betting",
                        (("player", p), ("amount", post.amount)), player=p, expected="no forced bet",
                        actual=post.amount)
-    if p in st.sitting_out or p not in st.in_hand:
+    pl = st.players.get(p)
+    if pl is None or pl.sitting_out or not pl.dealt_in:
         return finding(st, Rule.ANTE_WRONG if post.kind == "ante" else Rule.BLIND_WRONG, post.line, "not_dealt_in",
                        (("player", p),), player=p)
     return None
@@ -198,7 +198,7 @@ def check_site_big_blind(st: HandState) -> list[Finding] | None:
     if stake is None or game is None:
         return out
     for p, posts in st.posted.items():
-        all_in = st.stack.get(p, 0) <= 0
+        all_in = stack_of(st, p) <= 0
         for x in posts:
             short_all_in = (x.all_in or all_in) and x.amount < stake
             if x.kind == "big" and x.amount != stake and not short_all_in:

@@ -123,7 +123,7 @@ def _betting(st: HandState) -> Legal:
 def shows_next(st: HandState) -> str | None:
     """Who shows next at the show down: the first to show while he has not, then clockwise from the last to
     show (or muck) among those still holding a hand."""
-    live = [q for q in st.order if q not in st.folded]
+    live = [pl.name for pl in st.dealt if not pl.folded]
     waiting = [q for q in live if q not in st.shown and q not in st.mucked]
     if not waiting:
         return None
@@ -148,5 +148,5 @@ def settles_unchallenged(st: HandState) -> str | None:
         return st.won_by_fold
     if st.street != "showdown" or st.shown:
         return None
-    holding = [q for q in st.order if q not in st.folded and q not in st.mucked]
+    holding = [pl.name for pl in st.dealt if not pl.folded and pl.name not in st.mucked]
     return holding[0] if len(holding) == 1 else None

@@ -87,7 +87,7 @@ def parole_answerers(st: HandState) -> list[str]:
     """Who answers the offer, in turn: every other player still in, from the offerer's left."""
     offerer = st.parole.offerer
     ring = clockwise_from(st, st.order.index(offerer) + 1) if offerer in st.order else st.order
-    return [q for q in ring if q != offerer and q not in st.folded]
+    return [q for q in ring if q != offerer and not st.players[q].folded]
 
 
 def answer_parole(st: HandState, item: Parole) -> None:

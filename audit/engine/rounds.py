@@ -42,11 +42,9 @@ def open_round(st: HandState, street: str, line: int) -> None:
             if short > current:
                 current = short  # a blind posted short all-in does not lower the bet (RULES.md)
     pending: set[str] = set()
-    folded = st.folded
-    all_in = st.all_in
-    for p in st.order:  # (every player in ``order`` is in ``in_hand``)
-        if p not in folded and p not in all_in:
-            pending.add(p)
+    for pl in st.dealt:
+        if not pl.folded and not pl.all_in:
+            pending.add(pl.name)
     # (the round is made with its pending players: not with a set of its own, replaced at once)
     rnd = BettingRound(bets, current, round_min_bet(st, street), betting(st) == "fixed-limit", pending,
                        st.profile.bet_unit)

@@ -12,7 +12,9 @@ from audit.engine.result import HandResult, PotResult
 from audit.engine.rounds import close_round, settle_uncalled
 from audit.engine.showdown import check_points, check_site_known_cards, check_what_shown_proves, winners_among
 
-from audit.engine.state import HandState, dead_money, finding, gather, gather_all, note, note_all, record
+from audit.engine.state import (
+    HandState, chips_put_in, dead_money, finding, gather, gather_all, note, note_all, record, start_stacks,
+)
 from audit.findings import Finding
 from audit.model import Collect, SummaryTotal, Uncalled
 from audit.pots import odd_chip_order, pot_levels, split
@@ -25,8 +27,9 @@ def on_uncalled(st: HandState, u: Uncalled) -> None:
     if rnd is not None and not rnd.pending:
         settle_uncalled(st, rnd)
     st.returned_log[u.player] = st.returned_log.get(u.player, 0) + u.amount
-    if u.player in st.stack:
-        st.stack[u.player] += u.amount
+    pl = st.players.get(u.player)
+    if pl is not None:
+        pl.stack += u.amount
     st.uncalled_lines.append(u)
     if st.steps is not None:
         record(st, u.line, u)
@@ -39,8 +42,9 @@ def on_collect(st: HandState, c: Collect) -> None:
     if st.round is not None:
         close_round(st, c.line)
     st.collected.append(c)
-    if c.player in st.stack:
-        st.stack[c.player] += c.amount
+    pl = st.players.get(c.player)
+    if pl is not None:
+        pl.stack += c.amount
     if st.steps is not None:
         record(st, c.line, c)
 
@@ -62,7 +66,7 @@ def finish(st: HandState) -> HandResult:
     prof = st.profile
     redeal = bool(st.redeal_line)
     note(st, check_redeal(st, redeal))
-    contrib = st.contrib
+    contrib = chips_put_in(st)
     total_in = st.dead
     for amount in contrib.values():
         total_in += amount
@@ -75,10 +79,9 @@ def finish(st: HandState) -> HandResult:
         contributions_after: dict[str, int] = {}
         for p, amount in contrib.items():
             contributions_after[p] = amount - due.get(p, 0) - dead_posts.get(p, 0)
-    else:  # nothing due back, no dead blind (most hands): the contributions as they are, copied at once
-        contributions_after = dict(contrib)
-    folded = st.folded
-    live = [p for p in st.order if p not in folded]
+    else:  # nothing due back, no dead blind (most hands): the contributions as they are (``pot_levels`` only
+        contributions_after = contrib  # reads them)
+    live = [pl.name for pl in st.dealt if not pl.folded]
     pots_built = pot_levels(contributions_after, live, st.order, st.dead + dead_total) if not redeal else []
     results: list[PotResult] = []
     should: dict[str, int] = dict(due)
@@ -137,7 +140,8 @@ def finish(st: HandState) -> HandResult:
         note_all(st, proved)
     if st.points_mode:
         note_all(st, check_points(st, live))
-    end = {p: chips - contrib.get(p, 0) for p, chips in st.start.items()}
+    players = st.players
+    end = {pl.name: pl.start - pl.contributed for pl in players.values()}
     for c in st.collected:
         if c.player in end:
             end[c.player] += c.amount
@@ -145,12 +149,12 @@ def finish(st: HandState) -> HandResult:
         if p in end:
             end[p] += amt
     if redeal:
-        for p in end:
-            end[p] = st.start[p] - contrib.get(p, 0)
+        for pl in players.values():
+            end[pl.name] = pl.start - pl.contributed
     return HandResult(
         hand=hand, profile=prof.name, session=st.session, findings=st.findings, pots=results,
         should_receive=should, received=received, contributions=contrib,
-        start_stacks=st.start, end_stacks=end, dealt_in=st.order, redeal=redeal,
+        start_stacks=start_stacks(st), end_stacks=end, dealt_in=st.order, redeal=redeal,
         pot_total=pot_total, rake=rake, steps=st.steps, points=st.scores, unjudged=unjudged)
 
 

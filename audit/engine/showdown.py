@@ -7,7 +7,9 @@ from audit.engine.deal import note_card_list
 from audit.engine.parole import check_play_after_split, end_parole_answers
 from audit.engine.rounds import close_round
 
-from audit.engine.state import HandState, finding, gather, hand_strength, note, record, same_hand
+from audit.engine.state import (
+    HandState, cards_of, finding, gather, give_cards, hand_strength, note, record, same_hand,
+)
 from audit.findings import Finding
 from audit.model import Action, Dealt, Discard, Muck, Score, Show, StandPat
 from audit.pots import Pot
@@ -24,13 +26,14 @@ def on_show(st: HandState, s: Show) -> None:
         close_round(st, s.line)
         st.street = "showdown"
     cards = s.cards
-    final = st.cards.get(p)
-    if p in st.folded:
+    pl = st.players[p]
+    final = pl.cards
+    if pl.folded:
         note(st, finding(st, Rule.SHOWN_CARDS, s.line, "after_fold", (("player", p),), player=p))
     note_card_list(st, cards, s.line, "shown", p)
     note(st, check_shown(st, s, final))
     if final is None or not st.known_cards:
-        st.cards[p] = cards
+        give_cards(st, pl, cards)
         if not st.stub.loose_cards:
             for c in cards:
                 if c not in st.stub.used:
@@ -52,7 +55,7 @@ def on_show(st: HandState, s: Show) -> None:
         st.show_order.append(p)
     st.shown[p] = s
     if first:  # judged as the one who should have shown first shows, not when the hand ends
-        note(st, check_show_order(st, [q for q in st.order if q not in st.folded], p))
+        note(st, check_show_order(st, [q.name for q in st.dealt if not q.folded], p))
     if st.steps is not None:
         record(st, s.line, s)
 
@@ -116,7 +119,7 @@ def best_hands(st: HandState, players: list[str]) -> list[str]:
     best: tuple[int, ...] | None = None
     winners: list[str] = []
     for p in players:
-        s = hand_strength(st, p, st.cards.get(p))
+        s = hand_strength(st, p, cards_of(st, p))
         if s is None:
             continue
         if best is None or s > best:
@@ -242,7 +245,8 @@ def check_site_known_cards(st: HandState) -> list[Finding] | None:
             stood_pat.add(item.player)
     no_reshuffle = cards_dealt <= len(st.deck_cards)
     for hero, first in dealt.items():
-        folded_before_draw = hero in st.folded and hero not in st.drew
+        record_of = st.players.get(hero)
+        folded_before_draw = record_of is not None and record_of.folded and not record_of.drew
         discards = thrown.get(hero, set())
         live = set() if folded_before_draw else held[hero] - discards
         gone = held[hero] if folded_before_draw else discards

@@ -150,8 +150,46 @@ def _seat_number(seat: Seat) -> int:
     return seat.seat
 
 
+class Player:
+    """One seated player as the replay has followed him: one record a player (``HandState.players``), read and
+    changed in place by every phase, where a dictionary or a set by name for each attribute made every line look
+    its player up in several of them.
+
+    ``name`` and ``seat`` as the seat line says; ``start``: his chips at the start of the hand; ``stack``: his
+    chips now (it may go below zero: the replay never refuses what the log says); ``contributed``: every chip he
+    has put in (antes, blinds, bets), before anything comes back; ``paid``: he is one of the hand's
+    contributions (dealt in, or seated and put chips in all the same); ``cards``: the cards he holds as far as
+    the log shows them (``None``: none yet); ``folded``, ``all_in``, ``drew`` (he discarded or stood pat);
+    ``dealt_in``: dealt into this hand (in ``HandState.dealt``); ``sitting_out``: his seat line or a line of the
+    body says he does not play; ``ranked`` and ``strength``: his hand as last ranked and its strength
+    (``hand_strength``).
+    """
+
+    def __init__(self, name: str, seat: int, chips: int) -> None:
+        self.name = name
+        self.seat = seat
+        self.start = chips
+        self.stack = chips
+        self.contributed = 0
+        self.paid = False
+        self.cards: tuple[str, ...] | None = None
+        self.folded = False
+        self.all_in = False
+        self.drew = False
+        self.dealt_in = False
+        self.sitting_out = False
+        self.ranked: tuple[str, ...] | None = None
+        self.strength: tuple[int, ...] | None = None
+
+
 class HandState:
-    """One hand as far as the replay has followed it (see the module's docstring)."""
+    """One hand as far as the replay has followed it (see the module's docstring).
+
+    ``players``: every seated player's record by name, in seat order; ``dealt``: the records of the players dealt
+    in, in seat order, and ``order`` their names; ``holders``: the records of the players whose cards the log has
+    shown, in the order it first did; ``paid_not_dealt``: seated players not dealt in who put chips in all the
+    same, in the order they first did (with ``dealt``, the order of the hand's contributions).
+    """
 
     def __init__(self, hand: Hand, profile: Profile, session: str | None = None, steps: bool = False) -> None:
         setup = setup_for(profile)
@@ -167,14 +205,10 @@ class HandState:
                 seats = tuple(sorted(hand.seats, key=_seat_number))
                 break
             previous = st.seat
-        seat_of: dict[str, int] = {}
-        start: dict[str, int] = {}
+        players: dict[str, Player] = {}
         for st in seats:
-            seat_of[st.player] = st.seat
-            start[st.player] = st.chips
-        self.seat_of = seat_of
-        self.start = start
-        self.stack = dict(start)
+            players[st.player] = Player(st.player, st.seat, st.chips)
+        self.players = players
         not_playing: set[str] | None = None
         noplay = NoPlay  # one look-up of the global, not one per line
         for i in hand.body:
@@ -183,34 +217,35 @@ class HandState:
                     not_playing = set()
                 not_playing.add(i.player)
         order: list[str] = []
-        sitting_out: set[str] = set()
-        contrib: dict[str, int] = {}
+        dealt: list[Player] = []
         for st in seats:
             p = st.player
+            pl = players[p]  # (a name seated twice has one record: the last seat's)
             if st.sitting_out:
-                sitting_out.add(p)
+                pl.sitting_out = True
             elif not_playing is None or p not in not_playing:
                 order.append(p)
-                contrib[p] = 0
+                dealt.append(pl)
+                pl.dealt_in = True
+                pl.paid = True
         if not_playing is not None:
-            sitting_out |= not_playing
+            for p in not_playing:
+                out = players.get(p)
+                if out is not None:
+                    out.sitting_out = True
         self.order = order  # the players dealt in, seat order
-        self.sitting_out = sitting_out
-        self.button_index = button_index(order, seat_of, hand.button)
-        self.in_hand = set(order)
-        self.folded: set[str] = set()
-        self.all_in: set[str] = set()
-        self.contrib = contrib  # chips each player put in (antes, blinds, bets), before any return
+        self.dealt = dealt
+        self.button_index = button_index(dealt, hand.button)
+        self.holders: list[Player] = []
+        self.paid_not_dealt: list[Player] | None = None
         self.dead = hand.carried
         self.street = "pre"
         self.round: BettingRound | None = None
         self.rounds: dict[str, BettingRound] = {}
-        self.cards: dict[str, tuple[str, ...]] = {}
         self.known_cards = hand.shows_all_cards  # the log shows every hand (a site's: only the hero's)
         self.ranking = setup.ranking
         self.deck_cards = setup.deck_cards
         self.stub = Stub()
-        self.drew: set[str] = set()
         self.returned_log: dict[str, int] = {}
         self.returned_due: dict[str, int] = {}
         self.collected: list[Collect] = []
@@ -234,10 +269,82 @@ class HandState:
         self.openers_ranked = 0  # openers = jacks: players dealt in whose dealt hand the ranking could rank
         self.uncalled_lines: list[Uncalled] = []
         self.shown_cards_all: set[str] | None = None  # cards shown so far (site logs: hidden hands; made at the first)
-        # each player's hand as last ranked, and its strength (``hand_strength``; made at the first ranking)
-        self.strengths: dict[str, tuple[tuple[str, ...], tuple[int, ...] | None]] | None = None
         self.points_mode = profile.points_mode or hand.points_mode  # no-bet mode: no forced bets, no betting
 
+
+# ------------------------------------------------------------------ the players' records, read
+def cards_of(st: HandState, player: str) -> tuple[str, ...] | None:
+    """The cards ``player`` holds as far as the log shows them (``None``: none, or he has no seat)."""
+    pl = st.players.get(player)
+    return pl.cards if pl is not None else None
+
+
+def stack_of(st: HandState, player: str) -> int:
+    """The chips ``player`` has now (0 without a seat)."""
+    pl = st.players.get(player)
+    return pl.stack if pl is not None else 0
+
+
+def stacks(st: HandState) -> dict[str, int]:
+    """Each seated player's chips now, in seat order."""
+    return {pl.name: pl.stack for pl in st.players.values()}
+
+
+def start_stacks(st: HandState) -> dict[str, int]:
+    """Each seated player's chips at the start of the hand, in seat order."""
+    return {pl.name: pl.start for pl in st.players.values()}
+
+
+def chips_put_in(st: HandState) -> dict[str, int]:
+    """The chips each player put in (antes, blinds, bets), before any return: every player dealt in, in seat
+    order, then any other who put chips in, in the order he first did."""
+    out: dict[str, int] = {}
+    for pl in st.dealt:
+        out[pl.name] = pl.contributed
+    others = st.paid_not_dealt
+    if others is not None:
+        for pl in others:
+            out[pl.name] = pl.contributed
+    return out
+
+
+def folded_players(st: HandState) -> set[str]:
+    """The players who folded."""
+    return {pl.name for pl in st.players.values() if pl.folded}
+
+
+def all_in_players(st: HandState) -> set[str]:
+    """The players all-in."""
+    return {pl.name for pl in st.players.values() if pl.all_in}
+
+
+def is_folded(st: HandState, player: str) -> bool:
+    """Whether ``player`` folded."""
+    pl = st.players.get(player)
+    return pl is not None and pl.folded
+
+
+def is_all_in(st: HandState, player: str) -> bool:
+    """Whether ``player`` is all-in."""
+    pl = st.players.get(player)
+    return pl is not None and pl.all_in
+
+
+def give_cards(st: HandState, pl: Player, cards: tuple[str, ...]) -> None:
+    """``pl`` holds ``cards`` from now on (his first cards make him one of the ``holders``)."""
+    if pl.cards is None:
+        st.holders.append(pl)
+    pl.cards = cards
+
+
+def holder_of(st: HandState, card: str, live_only: bool = False) -> str | None:
+    """The first player (in the order the log showed their cards) who holds ``card``; ``live_only``: among those
+    who have not folded."""
+    for pl in st.holders:
+        cards = pl.cards
+        if cards is not None and card in cards and not (live_only and pl.folded):
+            return pl.name
+    return None
 
 
 def hand_strength(st: HandState, player: str, cards: tuple[str, ...] | None) -> tuple[int, ...] | None:
@@ -245,15 +352,15 @@ def hand_strength(st: HandState, player: str, cards: tuple[str, ...] | None) -> 
     ranked again at the show down (the same cards in the same order: the same strength)."""
     if cards is None:
         return None
-    known = st.strengths
-    if known is None:
-        known = st.strengths = {}
-    else:
-        entry = known.get(player)
-        if entry is not None and same_hand(entry[0], cards):
-            return entry[1]
+    pl = st.players.get(player)
+    if pl is not None:
+        ranked = pl.ranked
+        if ranked is not None and same_hand(ranked, cards):
+            return pl.strength
     strength = st.ranking.rank_hand(cards)
-    known[player] = (cards, strength)
+    if pl is not None:
+        pl.ranked = cards
+        pl.strength = strength
     return strength
 
 
@@ -272,13 +379,13 @@ def same_hand(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return True
 
 
-def button_index(order: list[str], seat_of: dict[str, int], button: int) -> int:
-    """Index in ``order`` of the button, or of the last dealt-in seat before it (dead button)."""
+def button_index(dealt: list[Player], button: int) -> int:
+    """Index in ``dealt`` of the button, or of the last dealt-in seat before it (dead button)."""
     best = -1
-    for i in range(len(order)):
-        if seat_of[order[i]] <= button:
+    for i in range(len(dealt)):
+        if dealt[i].seat <= button:
             best = i
-    return best if best >= 0 else len(order) - 1
+    return best if best >= 0 else len(dealt) - 1
 
 
 # ------------------------------------------------------------------ findings
@@ -309,14 +416,15 @@ def record(st: HandState, line: int, item: Item, legal: BetLegal | None = None) 
     collected = 0
     for c in st.collected:
         collected += c.amount
-    pots = pots_in_progress(contributions, in_front(st, bets), st.order, st.folded, st.all_in, dead)
+    pots = pots_in_progress(contributions, in_front(st, bets), st.order, folded_players(st), all_in_players(st),
+                            dead)
     draw: DrawLegal | None = None
     if type(item) is Discard or type(item) is StandPat:
         prof = st.profile
-        draw = DrawLegal(st.cards.get(item.player), prof.draw_limit,
+        draw = DrawLegal(cards_of(st, item.player), prof.draw_limit,
                          prof.draw_limit + 1 if prof.draw_limit_ace else None)
-    steps.append(Step(line, st.street, item, dict(st.stack), bets, contributions, dead,
-                      tuple([p for p in st.order if p in st.folded]), pot_now(st) - collected, legal, draw, pots))
+    steps.append(Step(line, st.street, item, stacks(st), bets, contributions, dead,
+                      tuple([pl.name for pl in st.dealt if pl.folded]), pot_now(st) - collected, legal, draw, pots))
 
 
 def table_now(st: HandState) -> tuple[dict[str, int], dict[str, int], int]:
@@ -332,7 +440,7 @@ def table_now(st: HandState) -> tuple[dict[str, int], dict[str, int], int]:
         bets = {}
     dead_of, dead = dead_money(st)
     contributions: dict[str, int] = {}
-    for p, chips in st.contrib.items():
+    for p, chips in chips_put_in(st).items():
         chips -= st.returned_log.get(p, 0) + dead_of.get(p, 0)
         if chips:
             contributions[p] = chips
@@ -404,31 +512,36 @@ def left_of_button(st: HandState) -> list[str]:
 
 def first_able_from(st: HandState, index: int) -> str | None:
     """The first player clockwise from ``order[index]`` who can still act."""
-    order = st.order
-    n = len(order)
-    folded = st.folded
-    all_in = st.all_in
+    dealt = st.dealt
+    n = len(dealt)
     for i in range(n):
-        p = order[(index + i) % n]  # (in ``in_hand``, as every player in ``order`` is)
-        if p not in folded and p not in all_in:
-            return p
+        pl = dealt[(index + i) % n]
+        if not pl.folded and not pl.all_in:
+            return pl.name
     return None
 
 
 def count_able(st: HandState) -> int:
     """Players still in the hand and not all-in."""
     n = 0
-    folded = st.folded
-    all_in = st.all_in
-    for p in st.order:
-        if p not in folded and p not in all_in:
+    for pl in st.dealt:
+        if not pl.folded and not pl.all_in:
             n += 1
     return n
 
 
 def pot_now(st: HandState) -> int:
     """Chips in the middle: everything put in, the carried pot, less what came back uncalled."""
-    return sum(st.contrib.values()) + st.dead - sum(st.returned_log.values())
+    total = st.dead
+    for pl in st.dealt:
+        total += pl.contributed
+    others = st.paid_not_dealt
+    if others is not None:
+        for pl in others:
+            total += pl.contributed
+    for amount in st.returned_log.values():
+        total -= amount
+    return total
 
 
 # ------------------------------------------------------------------ forced bets
@@ -498,7 +611,7 @@ def max_raise_to(st: HandState, player: str) -> int:
     """The largest raise-to ``player`` may make now: his stack, the pot (pot limit) or one bet (fixed limit)."""
     rnd = st.round
     assert rnd is not None
-    stack_total = rnd.bets.get(player, 0) + max(0, st.stack.get(player, 0))
+    stack_total = rnd.bets.get(player, 0) + max(0, stack_of(st, player))
     structure = betting(st)
     if structure == "pot-limit":
         call = rnd.to_call(player)
@@ -512,19 +625,19 @@ def max_raise_to(st: HandState, player: str) -> int:
 def only_all_ins_left(st: HandState, rnd: BettingRound) -> bool:
     """Whether the one player still able to act faces only all-in players whose bets he has matched: what he
     added could not be called (a blind posted short all-in can leave him facing a bet nobody made)."""
-    able: str | None = None
-    folded = st.folded
-    all_in = st.all_in
-    for q in st.order:
-        if q not in folded and q not in all_in:
+    able: Player | None = None
+    dealt = st.dealt
+    for pl in dealt:
+        if not pl.folded and not pl.all_in:
             if able is not None:
                 return False
-            able = q
+            able = pl
     if able is None:
         return True
-    mine = rnd.bets.get(able, 0)
-    for q in st.order:
-        if q != able and q not in folded and rnd.bets.get(q, 0) > mine:
+    bets = rnd.bets
+    mine = bets.get(able.name, 0)
+    for pl in dealt:
+        if pl is not able and not pl.folded and bets.get(pl.name, 0) > mine:
             return False
     return True
 
@@ -557,21 +670,20 @@ def expected_actor(st: HandState, after: str | None) -> str | None:
 # ------------------------------------------------------------------ what is legal now: the draw
 def next_to_draw(st: HandState) -> str | None:
     """The first player in the draw order (left of the button, not folded) who has not drawn yet."""
-    order = st.order
-    n = len(order)
+    dealt = st.dealt
+    n = len(dealt)
     start = st.button_index + 1
-    folded = st.folded
-    drew = st.drew
     for i in range(n):
-        q = order[(start + i) % n]
-        if q not in folded and q not in drew:
-            return q
+        pl = dealt[(start + i) % n]
+        if not pl.folded and not pl.drew:
+            return pl.name
     return None
 
 
 def may_draw(st: HandState, player: str) -> bool:
     """Whether ``player`` may draw now: in the draw, the hand not yet won, not folded, not drawn yet, his turn."""
-    return (st.street == "draw" and st.won_by_fold is None and player not in st.folded and player not in st.drew
+    pl = st.players.get(player)
+    return (st.street == "draw" and st.won_by_fold is None and not (pl is not None and (pl.folded or pl.drew))
             and next_to_draw(st) in (None, player))
 
 
@@ -581,7 +693,7 @@ def draw_limit(st: HandState, player: str, thrown: tuple[str, ...] | None) -> in
     prof = st.profile
     limit = prof.draw_limit
     if prof.draw_limit_ace:
-        hand = st.cards.get(player)
+        hand = cards_of(st, player)
         kept = [c for c in hand if thrown is None or c not in thrown] if hand else []
         if hand is None or any(c[0] == "A" or c == "Jk" for c in kept):
             limit += 1

@@ -80,7 +80,7 @@ def follow(st: HandState, item: Item) -> bool:
     # one dict look-up by type (the classes are module globals: comparing with each costs a look-up too)
     kind = _KIND.get(type(item), -1)
     row: tuple[Any, ...] = item  # every line's first field is its line number, the second its player
-    if kind >= 0 and (_SEATED_BITS >> kind) & 1 and row[1] not in st.seat_of:
+    if kind >= 0 and (_SEATED_BITS >> kind) & 1 and row[1] not in st.players:
         st.findings.append(unknown_player(st, row[1], row[0]))
         return False
     if kind == 0:
@@ -164,7 +164,7 @@ def on_marker(st: HandState, m: Marker) -> None:
 def on_dealt(st: HandState, d: Dealt) -> None:
     """Cards to a player: his first five, or his new cards after a discard."""
     p = d.player
-    if st.street in ("pre", "deal") and p not in st.cards:
+    if st.street in ("pre", "deal") and st.players[p].cards is None:
         deal_to(st, d)
     elif st.street in ("draw", "first", "deal", "second") and p in st.stub.waiting:
         draw_received(st, d)
@@ -176,7 +176,7 @@ def on_dealt(st: HandState, d: Dealt) -> None:
 
 def on_event(st: HandState, e: Event) -> None:
     """A line that changes nothing (a disconnection, a chat line); its player must have a seat in a house log."""
-    if e.player not in st.seat_of and st.hand.shows_all_cards:
+    if e.player not in st.players and st.hand.shows_all_cards:
         st.findings.append(unknown_player(st, e.player, e.line))
 
 

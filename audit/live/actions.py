@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from audit.engine.state import HandState
+from audit.engine.state import HandState, stack_of
 from audit.live.config import MAX_CHIPS
 from audit.live.errors import EntryError
 
@@ -45,7 +45,7 @@ def _check(st: HandState, p: str, entry: dict[str, Any]) -> str:
 
 def _call(st: HandState, p: str, entry: dict[str, Any]) -> str:
     rnd = st.round
-    stack = st.stack.get(p, 0)
+    stack = stack_of(st, p)
     owed = rnd.to_call(p) if rnd is not None else 0
     amount = min(owed, stack) if stack > 0 else owed
     return f"{p}: calls {amount}" + (" and is all-in" if 0 < amount == stack else "")
@@ -60,7 +60,7 @@ def _raised_to(st: HandState, p: str, entry: dict[str, Any]) -> tuple[int, int, 
     mine = rnd.bets.get(p, 0) if rnd is not None else 0
     if to <= mine:
         raise EntryError("refusal.to_above", player=p, mine_amount=mine)
-    return mine, to, " and is all-in" if to - mine == st.stack.get(p, 0) else ""
+    return mine, to, " and is all-in" if to - mine == stack_of(st, p) else ""
 
 
 def _bet(st: HandState, p: str, entry: dict[str, Any]) -> str:

@@ -36,7 +36,10 @@ from audit.engine.result import HandResult
 from audit.engine.session import next_button
 from audit.engine.settle import finish, redeal_due
 from audit.engine.showdown import best_hands, check_what_shown_proves
-from audit.engine.state import HandState, in_front, next_to_draw, pots_in_progress, table_now
+from audit.engine.state import (
+    HandState, all_in_players, folded_players, in_front, is_all_in, is_folded, next_to_draw, pots_in_progress, stacks,
+    table_now,
+)
 from audit.engine.streets import follow, start
 from audit.findings import Finding
 from audit.live.actions import BY_NAME, ENTRY_FIELDS
@@ -363,7 +366,7 @@ class Table:
         snapshot = _HandInPlay(h.number, h.button, dict(h.stacks), h.seat_of, h.carried, h.started_at,
                                list(h.lines), h.first_entry)
         if st.points_mode:  # a point to each best hand shown, as the engine ranks them
-            shown = [p for p in st.order if p in st.shown and p not in st.folded and p not in st.mucked]
+            shown = [p for p in st.order if p in st.shown and not is_folded(st, p) and p not in st.mucked]
             h.lines += [f"{p} scores 1 point" for p in best_hands(st, shown)]
             st = self.engine_state()[0]
         result = finish(st)
@@ -504,14 +507,15 @@ class Table:
         st, hand = self.engine_state()
         legal = legal_now(st)
         bets, contributions, dead = table_now(st)
-        pots = pots_in_progress(contributions, in_front(st, bets), st.order, st.folded, st.all_in, dead)
+        pots = pots_in_progress(contributions, in_front(st, bets), st.order, folded_players(st), all_in_players(st),
+                                dead)
         base.update({
             "hand": str(h.number), "street": st.street, "to_act": legal.to_act, "allowed": legal.allowed(),
-            "stacks": dict(st.stack), "bets": dict(st.round.bets) if st.round is not None else {},
+            "stacks": stacks(st), "bets": dict(st.round.bets) if st.round is not None else {},
             "pots": [{"name": p.name, "amount": p.amount, "eligible": list(p.eligible)} for p in pots],
             "findings": [f.as_dict() for f in self.findings_of_entry(h.number)], "button": h.button,
-            "seats": [{"seat": h.seat_of[p], "player": p, "chips": c, "folded": p in st.folded,
-                       "all_in": p in st.all_in} for p, c in h.stacks.items()],
+            "seats": [{"seat": h.seat_of[p], "player": p, "chips": c, "folded": is_folded(st, p),
+                       "all_in": is_all_in(st, p)} for p, c in h.stacks.items()],
             # what a hand with only the cards shown cannot judge, and what its shown cards have not proved yet
             "unchecked": list(checks_not_made(hand) + check_what_shown_proves(st)[1]),
         })

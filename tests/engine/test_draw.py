@@ -63,7 +63,7 @@ def test_the_cards_received() -> None:
     d = item_at(text, "Dealt to Ana [As Ad 9c]")
     assert isinstance(d, Dealt)
     disc = st.stub.waiting["Ana"]
-    found = check_received(st, d, disc, st.cards["Ana"], d.groups[0], d.groups[1])
+    found = check_received(st, d, disc, st.players["Ana"].cards, d.groups[0], d.groups[1])
     assert [f.msg_id for f in found or []] == ["finding.DRAW_COUNT.received", "finding.DRAW_COUNT.kept",
                                                "finding.DRAW_COUNT.ends_with"]
 
