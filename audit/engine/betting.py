@@ -20,7 +20,7 @@ from audit.engine.parole import all_answered, check_play_after_split, end_parole
 from audit.engine.rounds import open_round
 from audit.engine.steps import BetLegal
 from audit.engine.state import (
-    BettingRound, HandState, betting, cards_of, count_able, expected_actor, finding, gather, max_raise_to, note,
+    BettingRound, HandState, Player, betting, cards_of, count_able, expected_actor, finding, gather, max_raise_to, note,
     note_all, only_all_ins_left, record, stack_of,
 )
 from audit.findings import Finding
@@ -28,8 +28,8 @@ from audit.model import Action
 from audit.rules import Rule
 
 
-def on_action(st: HandState, a: Action) -> None:
-    """One betting action: the round opens if the log skipped its marker; judged, then applied."""
+def on_action(st: HandState, a: Action, pl: Player) -> None:
+    """One betting action by ``pl``: the round opens if the log skipped its marker; judged, then applied."""
     p = a.player
     if st.points_mode:
         note_all(st, action_not_allowed(st, a, None))
@@ -61,22 +61,23 @@ def on_action(st: HandState, a: Action) -> None:
         note(st, check_play_after_split(st, p, a.line, a.kind))
     kind = a.kind
     if kind == "fold":
+        pl.folded = True
         apply_fold(st, a, rnd)
     elif kind == "check":
         apply_check(st, a, rnd)
     elif kind == "call":
         note(st, check_call(st, a, rnd))
-        pay(st, p, a.amount, a.line, a.all_in, "call")
+        pay(st, pl, a.amount, a.line, a.all_in, "call")
         apply_call(st, a, rnd)
     elif kind == "bet" and rnd.current <= 0:
         note_all(st, check_bet(st, a, rnd))
-        pay(st, p, a.amount, a.line, a.all_in, "bet")
+        pay(st, pl, a.amount, a.line, a.all_in, "bet")
         apply_bet(st, a, rnd)
     else:  # a raise, or a bet when a bet stands (judged as the raise it would be)
         judged = kind == "bet"
         raised = a._replace(kind="raise", to=rnd.bets.get(p, 0) + a.amount) if judged else a
         note_all(st, check_raise(st, raised, rnd, judged))
-        pay(st, p, raised.to - rnd.bets.get(p, 0), a.line, a.all_in, "raise")
+        pay(st, pl, raised.to - rnd.bets.get(p, 0), a.line, a.all_in, "raise")
         apply_raise(st, raised, rnd)
     if rnd.first_actor is None:
         rnd.first_actor = p
@@ -270,10 +271,8 @@ def cap_lifted_heads_up(st: HandState, rnd: BettingRound) -> bool:
 
 # ------------------------------------------------------------------ what happened
 def apply_fold(st: HandState, a: Action, rnd: BettingRound) -> None:
-    """The player is out of the hand (an open parole offer may now have all its answers)."""
-    pl = st.players.get(a.player)
-    if pl is not None:
-        pl.folded = True
+    """The player (marked folded in his record) is out of the round (an open parole offer may now have all its
+    answers)."""
     rnd.any_fold = True
     rnd.pending.discard(a.player)
     rnd.acted.add(a.player)

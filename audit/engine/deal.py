@@ -93,7 +93,7 @@ def on_deck(st: HandState, d: DeckLine) -> None:
         record(st, d.line, d)
 
 
-def deal_to(st: HandState, d: Dealt) -> None:
+def deal_to(st: HandState, d: Dealt, pl: Player) -> None:
     """A player's first cards: judged (five, from this deck, none held by another), then his."""
     if st.street == "pre":
         check_forced_bets(st, d.line)
@@ -101,7 +101,6 @@ def deal_to(st: HandState, d: Dealt) -> None:
     groups = d.groups
     cards = groups[0] if len(groups) == 1 else tuple([c for g in groups for c in g])
     used = st.stub.used
-    pl = st.players[d.player]
     if not clean_deal(st, pl, cards, used):
         found = check_deal(st, d, cards)
         if found:

@@ -7,7 +7,7 @@ from audit.engine.clock import check_draw_time
 from audit.engine.deal import any_used, note_card_list, same_cards
 from audit.engine.rounds import close_round
 from audit.engine.state import (
-    HandState, draw_limit, finding, gather, give_cards, holder_of, left_of_button, next_to_draw, note, note_all,
+    HandState, Player, draw_limit, finding, gather, give_cards, holder_of, left_of_button, next_to_draw, note, note_all,
     record, remaining_stub_set, stub_size,
 )
 from audit.findings import Finding
@@ -55,14 +55,14 @@ def check_draw_complete(st: HandState, line: int) -> list[Finding] | None:
     return out
 
 
-def begin_draw_item(st: HandState, p: str, line: int) -> None:
+def begin_draw_item(st: HandState, pl: Player, line: int) -> None:
     """A discard or a stand pat: the draw begins if the first round just ended; judged for its turn; the
     player has drawn."""
     if st.street in ("first", "deal", "pre"):
         close_round(st, line)
         st.street = "draw"
-    note(st, check_draw_turn(st, p, line))
-    st.players[p].drew = True
+    note(st, check_draw_turn(st, pl.name, line))
+    pl.drew = True
 
 
 def check_draw_turn(st: HandState, p: str, line: int) -> Finding | None:
@@ -86,18 +86,18 @@ def check_draw_turn(st: HandState, p: str, line: int) -> Finding | None:
                    expected=turn, actual=p if turn else None, street="draw" if variant == "outside" else None)
 
 
-def on_stand_pat(st: HandState, s: StandPat) -> None:
-    """A player keeps his five cards."""
-    begin_draw_item(st, s.player, s.line)
+def on_stand_pat(st: HandState, s: StandPat, pl: Player) -> None:
+    """``pl`` keeps his five cards."""
+    begin_draw_item(st, pl, s.line)
     note(st, check_draw_time(st, s.player, s.line, s.took, s.timed_out))
     if st.steps is not None:
         record(st, s.line, s)
 
 
-def on_discard(st: HandState, d: Discard) -> None:
-    """A player throws cards (listed, or only counted in a site's log); his new cards follow."""
+def on_discard(st: HandState, d: Discard, pl: Player) -> None:
+    """``pl`` throws cards (listed, or only counted in a site's log); his new cards follow."""
     p = d.player
-    begin_draw_item(st, p, d.line)
+    begin_draw_item(st, pl, d.line)
     note(st, check_draw_time(st, p, d.line, d.took, False))
     count = len(d.cards) if d.cards is not None else d.count
     if d.cards is not None:
@@ -258,14 +258,13 @@ def _next_discard_count(st: HandState, r: Reshuffle) -> int | None:
     return None
 
 
-def draw_received(st: HandState, d: Dealt) -> None:
+def draw_received(st: HandState, d: Dealt, pl: Player) -> None:
     """A player's new cards after his discard: judged (as many as he threw, his kept cards unchanged, five in
     all, off the stub), then his."""
     p = d.player
     pending = st.stub.waiting
     disc = pending[p]
     del pending[p]
-    pl = st.players[p]
     hand = pl.cards if pl.cards is not None else ()
     if len(d.groups) == 1:
         kept: tuple[str, ...] = ()

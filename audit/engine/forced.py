@@ -62,12 +62,10 @@ def check_all_in_mark(st: HandState, player: str, had: int, amount: int, line: i
     return None
 
 
-def pay(st: HandState, player: str, amount: int, line: int, all_in_flag: bool, paying: str, kind: str = "") -> None:
-    """Chips put in by a post, a call, a bet or a raise: judged against the stack and the all-in mark, then
-    moved (a player without a seat has no stack: nothing to judge or move)."""
-    pl = st.players.get(player)
-    if pl is None:
-        return
+def pay(st: HandState, pl: Player, amount: int, line: int, all_in_flag: bool, paying: str, kind: str = "") -> None:
+    """Chips put in by ``pl`` (a post, a call, a bet or a raise): judged against his stack and the all-in mark,
+    then moved."""
+    player = pl.name
     had = pl.stack
     if amount > had:
         note(st, check_stack(st, player, had, amount, line, paying, kind))
@@ -78,12 +76,12 @@ def pay(st: HandState, player: str, amount: int, line: int, all_in_flag: bool, p
 
 
 # ------------------------------------------------------------------ a post
-def on_post(st: HandState, post: Post) -> None:
-    """A post: judged, then applied (in a game without bets it changes nothing)."""
+def on_post(st: HandState, post: Post, pl: Player) -> None:
+    """A post by ``pl``: judged, then applied (in a game without bets it changes nothing)."""
     note(st, check_post(st, post))
     if not st.points_mode:
         note(st, post_not_allowed(st, post))
-        pay(st, post.player, post.amount, post.line, post.all_in, "forced", post.kind)
+        pay(st, pl, post.amount, post.line, post.all_in, "forced", post.kind)
         apply_post(st, post)
     if st.steps is not None:
         record(st, post.line, post)

@@ -13,7 +13,7 @@ from audit.engine.rounds import close_round, settle_uncalled
 from audit.engine.showdown import check_points, check_site_known_cards, check_what_shown_proves, winners_among
 
 from audit.engine.state import (
-    HandState, chips_put_in, dead_money, finding, gather, gather_all, note, note_all, record, start_stacks,
+    HandState, chips_put_in, dead_money, finding, gather, gather_all, note, note_all, record,
 )
 from audit.findings import Finding
 from audit.model import Collect, SummaryTotal, Uncalled
@@ -140,8 +140,11 @@ def finish(st: HandState) -> HandResult:
         note_all(st, proved)
     if st.points_mode:
         note_all(st, check_points(st, live))
-    players = st.players
-    end = {pl.name: pl.start - pl.contributed for pl in players.values()}
+    start: dict[str, int] = {}
+    end: dict[str, int] = {}
+    for pl in st.players.values():
+        start[pl.name] = pl.start
+        end[pl.name] = pl.start - pl.contributed
     for c in st.collected:
         if c.player in end:
             end[c.player] += c.amount
@@ -149,12 +152,12 @@ def finish(st: HandState) -> HandResult:
         if p in end:
             end[p] += amt
     if redeal:
-        for pl in players.values():
+        for pl in st.players.values():
             end[pl.name] = pl.start - pl.contributed
     return HandResult(
         hand=hand, profile=prof.name, session=st.session, findings=st.findings, pots=results,
         should_receive=should, received=received, contributions=contrib,
-        start_stacks=start_stacks(st), end_stacks=end, dealt_in=st.order, redeal=redeal,
+        start_stacks=start, end_stacks=end, dealt_in=st.order, redeal=redeal,
         pot_total=pot_total, rake=rake, steps=st.steps, points=st.scores, unjudged=unjudged)
 
 

@@ -8,7 +8,7 @@ from audit.engine.parole import check_play_after_split, end_parole_answers
 from audit.engine.rounds import close_round
 
 from audit.engine.state import (
-    HandState, cards_of, finding, gather, give_cards, hand_strength, note, record, same_hand,
+    HandState, Player, cards_of, finding, gather, give_cards, hand_strength, note, record, same_hand,
 )
 from audit.findings import Finding
 from audit.model import Action, Dealt, Discard, Muck, Score, Show, StandPat
@@ -16,7 +16,7 @@ from audit.pots import Pot
 from audit.rules import Rule
 
 
-def on_show(st: HandState, s: Show) -> None:
+def on_show(st: HandState, s: Show, pl: Player) -> None:
     """A hand shown: judged against the cards the player holds and its stated name, then his cards."""
     p = s.player
     if st.parole.open:
@@ -26,7 +26,6 @@ def on_show(st: HandState, s: Show) -> None:
         close_round(st, s.line)
         st.street = "showdown"
     cards = s.cards
-    pl = st.players[p]
     final = pl.cards
     if pl.folded:
         note(st, finding(st, Rule.SHOWN_CARDS, s.line, "after_fold", (("player", p),), player=p))

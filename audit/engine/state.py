@@ -160,7 +160,7 @@ class Player:
     has put in (antes, blinds, bets), before anything comes back; ``paid``: he is one of the hand's
     contributions (dealt in, or seated and put chips in all the same); ``cards``: the cards he holds as far as
     the log shows them (``None``: none yet); ``folded``, ``all_in``, ``drew`` (he discarded or stood pat);
-    ``dealt_in``: dealt into this hand (in ``HandState.dealt``); ``sitting_out``: his seat line or a line of the
+    ``dealt_in``: dealt into this hand, at ``index`` in ``HandState.dealt`` (-1: not dealt in); ``sitting_out``: his seat line or a line of the
     body says he does not play; ``ranked`` and ``strength``: his hand as last ranked and its strength
     (``hand_strength``).
     """
@@ -177,6 +177,7 @@ class Player:
         self.all_in = False
         self.drew = False
         self.dealt_in = False
+        self.index = -1
         self.sitting_out = False
         self.ranked: tuple[str, ...] | None = None
         self.strength: tuple[int, ...] | None = None
@@ -224,6 +225,8 @@ class HandState:
             if st.sitting_out:
                 pl.sitting_out = True
             elif not_playing is None or p not in not_playing:
+                if pl.index < 0:
+                    pl.index = len(order)
                 order.append(p)
                 dealt.append(pl)
                 pl.dealt_in = True
@@ -288,11 +291,6 @@ def stack_of(st: HandState, player: str) -> int:
 def stacks(st: HandState) -> dict[str, int]:
     """Each seated player's chips now, in seat order."""
     return {pl.name: pl.stack for pl in st.players.values()}
-
-
-def start_stacks(st: HandState) -> dict[str, int]:
-    """Each seated player's chips at the start of the hand, in seat order."""
-    return {pl.name: pl.start for pl in st.players.values()}
 
 
 def chips_put_in(st: HandState) -> dict[str, int]:
@@ -650,15 +648,12 @@ def expected_actor(st: HandState, after: str | None) -> str | None:
         return None
     if after is None:
         return st.next_to_act if st.next_to_act in rnd.pending else None
+    last = st.players.get(after)
+    if last is None or last.index < 0:  # the last to act was not dealt in (judged on that line): no turn to expect
+        return None
+    idx = last.index + 1
     order = st.order
     n = len(order)
-    idx = -1
-    for i in range(n):  # (one pass finds whether he is dealt in and where)
-        if order[i] == after:
-            idx = i + 1
-            break
-    if idx < 0:  # the last to act was not dealt in (judged on that line): no turn to expect
-        return None
     pending = rnd.pending
     for i in range(n):
         p = order[(idx + i) % n]

@@ -22,7 +22,7 @@ from audit.engine.showdown import on_muck, on_score, on_show
 from audit.engine.allowed import round_not_allowed
 from audit.engine.showdown import check_points_mode
 
-from audit.engine.state import HandState, finding, note, record
+from audit.engine.state import HandState, Player, finding, note, record
 from audit.findings import Finding
 from audit.engine.table import check_seats, min_bet
 from audit.model import (
@@ -80,25 +80,34 @@ def follow(st: HandState, item: Item) -> bool:
     # one dict look-up by type (the classes are module globals: comparing with each costs a look-up too)
     kind = _KIND.get(type(item), -1)
     row: tuple[Any, ...] = item  # every line's first field is its line number, the second its player
-    if kind >= 0 and (_SEATED_BITS >> kind) & 1 and row[1] not in st.players:
-        st.findings.append(unknown_player(st, row[1], row[0]))
-        return False
+    pl: Player | None = None  # the line's player, looked up once for the phases that read his record
+    if kind >= 0 and (_SEATED_BITS >> kind) & 1:
+        pl = st.players.get(row[1])
+        if pl is None:
+            st.findings.append(unknown_player(st, row[1], row[0]))
+            return False
     if kind == 0:
-        on_action(st, cast(Action, item))
+        assert pl is not None
+        on_action(st, cast(Action, item), pl)
     elif kind == 1:
-        on_dealt(st, cast(Dealt, item))
+        assert pl is not None
+        on_dealt(st, cast(Dealt, item), pl)
     elif kind == 2:
-        on_post(st, cast(Post, item))
+        assert pl is not None
+        on_post(st, cast(Post, item), pl)
     elif kind == 3:
         on_marker(st, cast(Marker, item))
     elif kind == 4:
-        on_discard(st, cast(Discard, item))
+        assert pl is not None
+        on_discard(st, cast(Discard, item), pl)
     elif kind == 5:
-        on_show(st, cast(Show, item))
+        assert pl is not None
+        on_show(st, cast(Show, item), pl)
     elif kind == 6:
         on_collect(st, cast(Collect, item))
     elif kind == 7:
-        on_stand_pat(st, cast(StandPat, item))
+        assert pl is not None
+        on_stand_pat(st, cast(StandPat, item), pl)
     elif kind == 8:
         on_summary(st, cast(SummaryTotal, item))
     elif kind == 9:
@@ -161,13 +170,12 @@ def on_marker(st: HandState, m: Marker) -> None:
         record(st, m.line, m)
 
 
-def on_dealt(st: HandState, d: Dealt) -> None:
-    """Cards to a player: his first five, or his new cards after a discard."""
-    p = d.player
-    if st.street in ("pre", "deal") and st.players[p].cards is None:
-        deal_to(st, d)
-    elif st.street in ("draw", "first", "deal", "second") and p in st.stub.waiting:
-        draw_received(st, d)
+def on_dealt(st: HandState, d: Dealt, pl: Player) -> None:
+    """Cards to ``pl``: his first five, or his new cards after a discard."""
+    if st.street in ("pre", "deal") and pl.cards is None:
+        deal_to(st, d, pl)
+    elif st.street in ("draw", "first", "deal", "second") and d.player in st.stub.waiting:
+        draw_received(st, d, pl)
     else:
         st.findings.append(received_without_discard(st, d))
     if st.steps is not None:

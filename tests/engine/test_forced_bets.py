@@ -38,7 +38,7 @@ def test_the_stack_and_the_all_in_mark() -> None:
 
 def test_pay_moves_the_chips_whatever_it_finds() -> None:
     st = state_before(house(deal3()))
-    pay(st, "Beto", 150, 30, False, "bet")  # more than he has: judged, and moved all the same
+    pay(st, st.players["Beto"], 150, 30, False, "bet")  # more than he has: judged, and moved all the same
     beto = st.players["Beto"]
     assert beto.stack == 99 - 150 and beto.contributed == 151 and beto.all_in
     assert [f.rule for f in st.findings] == ["BET_OVER_STACK"]
