@@ -531,12 +531,8 @@ def count_able(st: HandState) -> int:
 def pot_now(st: HandState) -> int:
     """Chips in the middle: everything put in, the carried pot, less what came back uncalled."""
     total = st.dead
-    for pl in st.dealt:
-        total += pl.contributed
-    others = st.paid_not_dealt
-    if others is not None:
-        for pl in others:
-            total += pl.contributed
+    for pl in st.players.values():
+        total += pl.contributed  # (0 for a player who put nothing in)
     for amount in st.returned_log.values():
         total -= amount
     return total

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from audit import replay
 from audit.engine.state import (
-    BettingRound, betting, draw_limit, expected_actor, finding, max_raise_to, may_draw, may_raise, min_raise_to,
-    next_to_draw, pot_now, to_call,
+    BettingRound, betting, cards_of, chips_put_in, draw_limit, expected_actor, finding, folded_players, is_folded,
+    max_raise_to, may_draw, may_raise, min_raise_to, next_to_draw, pot_now, stack_of, to_call,
 )
+from audit.profile import load_profile
 from audit.rules import Rule
 
-from enginehands import deal3, house, profile_of, state_before
+from enginehands import deal3, house, parse, profile_of, state_before
 
 
 def test_a_round_knows_the_call_the_min_raise_and_whether_raising_is_open() -> None:
@@ -88,3 +90,32 @@ def test_a_site_hands_finding_says_money() -> None:
     f = finding(st, Rule.CALL_AMOUNT, 9, "wrong", (("player", "Ana"), ("called_amount", 25), ("call_amount", 50)))
     assert f.message == "Ana called $0.25, but the call was $0.50."
     assert ("unit", "USD") in f.params
+
+
+def test_each_seated_player_has_one_record_the_phases_keep() -> None:
+    st = state_before(TEXT, "*** SHOW DOWN ***")
+    assert list(st.players) == ["Ana", "Beto", "Carla"] and [pl.name for pl in st.dealt] == st.order
+    ana, beto, carla = (st.players[p] for p in ("Ana", "Beto", "Carla"))
+    assert [pl.index for pl in st.dealt] == [0, 1, 2] and st.dealt[0] is ana
+    assert (ana.seat, ana.start, ana.stack, ana.contributed) == (1, 100, 100 - 13, 13)
+    assert ana.cards == ("As", "Ad", "9h", "2s", "3s") and ana.drew and not ana.folded and not ana.all_in
+    assert beto.drew and beto.stack == 87 and carla.folded and not carla.drew and carla.contributed == 1
+    assert stack_of(st, "Ana") == 87 and stack_of(st, "Nobody") == 0 and cards_of(st, "Nobody") is None
+    assert is_folded(st, "Carla") and not is_folded(st, "Ana") and folded_players(st) == {"Carla"}
+    assert chips_put_in(st) == {"Ana": 13, "Beto": 13, "Carla": 1} and pot_now(st) == 27
+
+
+def test_the_contributions_list_the_dealt_in_then_whoever_else_put_chips_in() -> None:
+    # two seats sitting out post all the same (judged), the later seat first: the contributions keep the
+    # players dealt in in seat order, then the others in the order they put chips in, as the result says them
+    text = house("Eva: posts the ante 1\nDario: posts the ante 1\n" + deal3(), stacks=(100, 100, 100, 50, 60),
+                 names=("Ana", "Beto", "Carla", "Dario", "Eva"))
+    text = text.replace("Dario (50 in chips)", "Dario (50 in chips) is sitting out").replace(
+        "Eva (60 in chips)", "Eva (60 in chips) is sitting out")
+    st = state_before(text, "*** DEALING HANDS ***")
+    assert st.order == ["Ana", "Beto", "Carla"] and st.players["Eva"].sitting_out
+    assert list(chips_put_in(st)) == ["Ana", "Beto", "Carla", "Eva", "Dario"]
+    result = replay(parse(text), load_profile("home-open"))
+    assert list(result.contributions) == ["Ana", "Beto", "Carla", "Eva", "Dario"]
+    assert result.start_stacks == {"Ana": 100, "Beto": 100, "Carla": 100, "Dario": 50, "Eva": 60}
+    assert result.end_stacks["Eva"] == 59 and result.end_stacks["Dario"] == 49
