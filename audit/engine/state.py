@@ -151,18 +151,17 @@ def _seat_number(seat: Seat) -> int:
 
 
 class Player:
-    """One seated player as the replay has followed him: one record a player (``HandState.players``), read and
-    changed in place by every phase, where a dictionary or a set by name for each attribute made every line look
-    its player up in several of them.
+    """One seated player as the replay has followed him (``HandState.players``): everything the phases know of
+    him in one record, read and changed in place, so that a line's player is looked up once.
 
     ``name`` and ``seat`` as the seat line says; ``start``: his chips at the start of the hand; ``stack``: his
     chips now (it may go below zero: the replay never refuses what the log says); ``contributed``: every chip he
     has put in (antes, blinds, bets), before anything comes back; ``paid``: he is one of the hand's
     contributions (dealt in, or seated and put chips in all the same); ``cards``: the cards he holds as far as
     the log shows them (``None``: none yet); ``folded``, ``all_in``, ``drew`` (he discarded or stood pat);
-    ``dealt_in``: dealt into this hand, at ``index`` in ``HandState.dealt`` (-1: not dealt in); ``sitting_out``: his seat line or a line of the
-    body says he does not play; ``ranked`` and ``strength``: his hand as last ranked and its strength
-    (``hand_strength``).
+    ``dealt_in``: dealt into this hand, at ``index`` in ``HandState.dealt`` (-1: not dealt in);
+    ``sitting_out``: his seat line or a line of the body says he does not play; ``ranked`` and ``strength``: his
+    hand as last ranked and its strength (``hand_strength``).
     """
 
     def __init__(self, name: str, seat: int, chips: int) -> None:
