@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Final, cast
 
-from audit.dialects.common import cards_inside
-from audit.dialects.house_build import new_model
+from audit.dialects.common import cards_inside, new_model
 from audit.dialects.house_lines import (
     MARKERS, PLAYER_NAME, POST_KINDS, POTS, T_ACT, T_CARDS, T_CARRIED, T_COLLECTED, T_DEALT, T_DECK,
     T_DISCARDS, T_EVENT, T_HAND_LINE, T_MARKER, T_MUCKS, T_NOPLAY, T_OPTION, T_PAROLE, T_POST, T_PROFILE,
@@ -21,8 +20,8 @@ from audit.model import (
     Reshuffle, Seat, SessionLine, Show, Standing, StandPat, SummaryTotal, Uncalled,
 )
 
-__all__ = ["MEMO_KINDS", "MEMO_SIZE", "PATTERN_ONLY", "QUICK_PATTERNS", "REMEMBERED", "Seen", "quick_dealt",
-           "quick_line", "reads_grammar", "remember"]
+__all__ = ["MEMO_KINDS", "MEMO_SIZE", "PATTERN_ONLY", "QUICK_PATTERNS", "REMEMBERED", "Seen", "own_name",
+           "quick_dealt", "quick_line", "reads_grammar", "remember"]
 
 
 # ---- lines read before, and the lines that never repeat --------------------------------------------------------
@@ -36,8 +35,8 @@ __all__ = ["MEMO_KINDS", "MEMO_SIZE", "PATTERN_ONLY", "QUICK_PATTERNS", "REMEMBE
 # Gain: without it 20,000 hands parse in 16% more CPU, 2.89 s against 2.50 (plain Python): bench/parse.py --without memo
 
 MEMO_SIZE: Final = 4096
-"""The most lines (and names) a parser remembers; past that it forgets them all and starts again (a log of any
-size takes the same memory)."""
+"""The most lines a parser remembers, and the most names it holds at the start of a block (a block adds at most
+its lines' names); past that it forgets them all and starts again (a log of any size takes the same memory)."""
 
 MEMO_KINDS: Final = frozenset([
     T_TABLE_LINE, T_SEAT_LINE, T_CARRIED, T_MARKER, T_UNCALLED, T_TOTAL, T_POST, T_NOPLAY, T_ACT, T_PAROLE,
@@ -210,15 +209,27 @@ def _plain_name(name: str, names: dict[str, str]) -> str:
     """``name`` when it is a player's name (the patterns' ``[\\w\\-.']+``) that cannot be read as the first word
     of another line (``Session:``, a standings line's ``12:`` …), so that a line led by it is the line its next
     words say; else ``""``. Remembered in ``names``, which gives back the first string read for a name: every
-    line of a player then holds the same string, whose hash is computed once and which the engine's look-ups
-    compare by identity."""
+    line of a player then holds the same string, his seat's, whose hash is computed once and which the engine's
+    look-ups compare by identity (the parser empties ``names`` only between blocks, with the lines it
+    remembers, which hold its strings)."""
     known = names.get(name)
     if known is None:
         known = name if is_player_name(name) else ""
-        if len(names) >= MEMO_SIZE:
-            names.clear()
         names[name] = known
     return known
+
+
+def own_name(name: str, names: dict[str, str], others: dict[str, str]) -> str:
+    """The string a parser holds for the player ``name`` of a line read by its pattern: the one its sliced and
+    remembered lines hold (``_plain_name``'s), or, for a name they never read (``Seat``, ``12``, ``A na``), the
+    first string read for it (kept in ``others``)."""
+    known = _plain_name(name, names)
+    if known:
+        return known
+    found = others.get(name)
+    if found is None:
+        others[name] = found = name
+    return found
 
 
 def _any_name(name: str, names: dict[str, str]) -> str:
