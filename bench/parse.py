@@ -1,6 +1,7 @@
 """Parse throughput: how fast the reader and the house grammar turn a file into hands (no replay, no rules).
 
     .venv/bin/python bench/parse.py [--hands 20000] [--seed 1] [--repeat 3] [--file FILE] [--without SHORTCUT]
+                                    [--players]
 
 Builds a corpus with the simulator (``audit.simulate``; also timed, as the simulator's hands/s), writes it to a
 temporary file, then measures ``audit.read.read_blocks`` + ``audit.dialects.dispatch.parse_block`` over it in a fresh child
@@ -14,6 +15,11 @@ again), ``slicing`` (every line by its pattern; the one-pass hand needs the slic
 ``lazy-patterns`` (every pattern compiled at the start; these two show in the start-up figure). The shortcuts
 are turned off by replacing the parser's parts, which the compiled modules do not allow: run it on the plain
 Python modules (``AUDIT_PURE_PYTHON=1``).
+
+``--players`` also replays the parsed hands (``audit.replay``, home-open) ``--repeat`` times two ways,
+alternating: as parsed, every line's player the very string of his seat, and with each line's player an equal
+copy (a string of its own, as a reader that sliced every line afresh would give), to measure what the seats' own
+strings gain the engine's look-ups by player (any build, the compiled one included).
 """
 
 from __future__ import annotations
@@ -101,6 +107,32 @@ def measure(path: str, repeat: int, without: list[str]) -> dict[str, float]:
             "rss_base": base, "rss_peak": rss_mib()}
 
 
+def players_gain(path: str, repeat: int) -> dict[str, float]:
+    """In this (fresh) process: the least CPU seconds of replaying the file's hands with the seats' own strings
+    (``own``) and with a copy of the player's name on every line (``copies``)."""
+    from audit import replay
+    from audit.dialects.common import PLAYER_ITEMS, with_player
+    from audit.dialects.dispatch import parse_block
+    from audit.model import Hand, Item
+    from audit.profile import load_profile
+    from audit.read import read_blocks
+
+    profile = load_profile("home-open")
+    hands = [h for h in map(parse_block, read_blocks(path)) if type(h) is Hand]
+    def copied(item: Item) -> Item:
+        return with_player(item, (str(getattr(item, "player")) + ".")[:-1]) if type(item) in PLAYER_ITEMS else item
+
+    copies = [h._replace(body=tuple(map(copied, h.body))) for h in hands]
+    best = {"own": float("inf"), "copies": float("inf")}
+    for _ in range(repeat):
+        for name, these in (("own", hands), ("copies", copies)):
+            cpu = time.process_time()
+            for hand in these:
+                replay(hand, profile)
+            best[name] = min(best[name], time.process_time() - cpu)
+    return {"hands": len(hands), **best}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hands", type=int, default=20_000)
@@ -109,10 +141,16 @@ def main() -> None:
     ap.add_argument("--file", help="parse this file instead of a simulated corpus")
     ap.add_argument("--without", action="append", default=[], choices=SHORTCUTS,
                     help="turn this shortcut of the house parser off (plain Python only; repeatable)")
+    ap.add_argument("--players", action="store_true",
+                    help="also replay the hands with the seats' own strings and with copies of the names")
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # the child process
+    ap.add_argument("--measure-players", help=argparse.SUPPRESS)  # the child process of --players
     args = ap.parse_args()
     if args.measure:
         print(json.dumps(measure(args.measure, args.repeat, args.without)))
+        return
+    if args.measure_players:
+        print(json.dumps(players_gain(args.measure_players, args.repeat)))
         return
     if args.without:
         from audit import _native
@@ -130,6 +168,10 @@ def main() -> None:
                                 "--repeat", str(args.repeat)] + [f"--without={w}" for w in args.without],
                                capture_output=True, text=True, check=True)
         r = json.loads(child.stdout)
+        if args.players:
+            child = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--measure-players", path,
+                                    "--repeat", str(args.repeat)], capture_output=True, text=True, check=True)
+            players = json.loads(child.stdout)
     print(f"parse (read + parse_block): {r['hands']} hands in {r['seconds']:.2f} s wall = "
           f"{r['hands'] / r['seconds']:,.0f} hands/s; {r['cpu']:.2f} s cpu = {r['hands'] / r['cpu']:,.0f} hands/s "
           f"(best of {args.repeat}; imports and grammar {r['setup']:.2f} s, of which the parser's set-up "
@@ -137,6 +179,11 @@ def main() -> None:
           f"{'; without ' + ', '.join(args.without) if args.without else ''})")
     print(f"peak memory (parse process, ru_maxrss): {r['rss_peak']:.0f} MiB "
           f"({r['rss_peak'] - r['rss_base']:+.0f} MiB over the {r['rss_base']:.0f} MiB after imports)")
+    if args.players:
+        own, copies = players["own"], players["copies"]
+        print(f"replay (home-open): {players['hands']:.0f} hands in {own:.3f} s cpu with the seats' own strings, "
+              f"{copies:.3f} s with a copy of the name on every line ({100 * (copies / own - 1):+.1f}%; best of "
+              f"{args.repeat})")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} (wall figures suffer under load; "
           "cpu figures much less)")
 

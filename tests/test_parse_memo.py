@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from audit.dialects import common, house, house_build, house_lines, house_parser, house_quick, house_tables
+from audit.dialects import (
+    common, dispatch, house, house_build, house_lark, house_lines, house_parser, house_quick, house_tables,
+)
 from audit import model
 from audit.read import RawBlock, read_blocks, read_text_blocks
 from conftest import at_least, FIXTURES, SHARED, needs_shared
@@ -117,7 +119,9 @@ def test_a_remembered_line_takes_its_own_line_number() -> None:
     second = _moved(first, 40)
     one, two = _outcome(parser, first), _outcome(parser, second)
     assert isinstance(one, model.Hand) and isinstance(two, model.Hand)
-    assert "Ana: checks" in parser.memo and "Seat 1: Ana (100 in chips)" in parser.memo
+    assert "Ana: checks" in parser.memo and "Total pot 2 | Rake 0" in parser.memo
+    # (the lines whose amounts seldom repeat are read afresh each time)
+    assert "Seat 1: Ana (100 in chips)" not in parser.memo and "Ana collected 2 from pot" not in parser.memo
     assert [item.line for item in one.body] == list(range(5, 18))
     assert [item.line for item in two.body] == list(range(45, 58))
     assert [seat.line for seat in two.seats] == [43, 44]
@@ -143,7 +147,7 @@ def test_a_line_that_fails_is_never_remembered(line: str, column: int) -> None:
     assert isinstance(first, tuple) and first[0] == "LineError"
     assert (first[2]["line"], first[2]["column"]) == (5 if seat else 6, column)
     assert line not in parser.memo
-    assert "Seat 2: Beto (100 in chips)" in parser.memo  # (the lines before it were read, and remembered)
+    assert HEADER[1] in parser.memo  # (the lines before it were read, and remembered)
     assert _outcome(parser, block) == first
     assert line not in parser.memo
 
@@ -197,7 +201,8 @@ def test_the_memo_stays_bounded_and_right_past_its_size() -> None:
     for block in blocks + blocks[::-1]:
         assert _outcome(parser, block) == _outcome(plain, block, text=True)
         biggest = max(biggest, len(parser.memo))
-        assert len(parser.memo) <= size and len(parser.names) <= size
+        # (the names are forgotten between blocks only: a block adds at most one name a line)
+        assert len(parser.memo) <= size and len(parser.names) <= size + len(block.lines)
     assert biggest > size // 2  # (it did remember)
     assert len(blocks) * per_block * 2 > size
 
@@ -428,29 +433,92 @@ def test_the_shipped_grammar_keeps_the_fast_path_on_and_every_kind_of_line_has_a
     assert not house_quick.reads_grammar({**parser.sources, "BOUNTY": "(?P<name>[\\w\\-.']+): wins a bounty\n"})
 
 
-def test_a_players_lines_hold_the_string_of_his_first_line() -> None:
-    """Every line of a player read by slicing, or rebuilt from memory, holds the string first read for his name
-    (the engine's look-ups then compare it by identity); a line read by its pattern has an equal one."""
+_PLAYED = ["Ana: posts the ante 1", "Beto: posts the ante 1", "*** DEALING HANDS ***", "Dealt to Ana [As Kd 5c 4s 2d]",
+           "Dealt to Beto [Qc 8d 5s 4s 2d]", "*** FIRST BETTING ROUND ***", "Ana: bets 2", "Beto: is disconnected",
+           "Beto: calls 2", "Cleo: folds", "*** DRAW ***", "Ana: discards 1 card [2d]", "Dealt to Ana [As Kd 5c 4s] [3h]",
+           "Beto: stands pat", "*** SECOND BETTING ROUND ***", "Ana: checks", "Beto scores 1 point", "Beto: checks",
+           "*** SHOW DOWN ***", "Ana: shows [As Kd 5c 4s 3h] (high card Ace)",
+           "Beto: shows [Qc 8d 5s 4s 2d] (high card Queen)", "Ana collected 4 from pot", "*** SUMMARY ***",
+           "Total pot 4 | Rake 0"]
+"""A hand whose lines are read every way: by slicing, from memory, by their pattern (``is disconnected``,
+``scores``), and one whose player has no seat (``Cleo``)."""
+
+
+def _hold_the_seats_strings(hand: object) -> int:
+    """Asserts that every line of the hand whose player has a seat holds that seat's very string, and that a line
+    whose player has none keeps its name; returns how many lines name a player."""
+    assert isinstance(hand, model.Hand), hand
+    own = {seat.player: seat.player for seat in hand.seats}
+    named = 0
+    for item in hand.body:
+        name = getattr(item, "player", None)
+        if name is None:
+            continue
+        named += 1
+        if name in own:
+            assert name is own[name], item
+        else:
+            assert name == "Cleo", item
+    return named
+
+
+@pytest.mark.parametrize("seats", [
+    HEADER[2:],
+    ["Seat 1: Ana (100 in chips)", "Seat 2:  Beto (100 in chips)"],  # (a seat read by its pattern, not sliced)
+])
+def test_every_line_of_a_player_holds_his_seats_string(seats: list[str]) -> None:
+    """However a line is read (sliced, remembered, by its pattern, through the tables' loop or by Lark's own
+    parser), its player is the string of his seat, which the engine's look-ups then compare by identity; a name
+    no seat has stays as it is written."""
+    text = "\n".join(HEADER[:2] + seats + _PLAYED) + "\n"
     parser = _fresh_parser()
-    body = ["Ana: posts the ante 1", "Beto: posts the ante 1", "*** DEALING HANDS ***", "Dealt to Ana [As Kd 5c 4s 2d]",
-            "Dealt to Beto [Qc 8d 5s 4s 2d]", "*** FIRST BETTING ROUND ***", "Ana: bets 2", "Beto: calls 2",
-            "*** DRAW ***", "Ana: discards 1 card [2d]", "Dealt to Ana [As Kd 5c 4s] [3h]", "Beto: stands pat",
-            "*** SECOND BETTING ROUND ***", "Ana: checks", "Beto: checks", "*** SHOW DOWN ***",
-            "Ana: shows [As Kd 5c 4s 3h] (high card Ace)", "Beto: shows [Qc 8d 5s 4s 2d] (high card Queen)",
-            "Ana collected 4 from pot", "*** SUMMARY ***", "Total pot 4 | Rake 0"]
     for _ in range(2):  # cold, then every repeated line from memory
-        block = next(iter(read_text_blocks("\n".join(HEADER + body) + "\n", "t.txt")))
-        hand = _outcome(parser, block)
-        assert isinstance(hand, model.Hand)
-        seat_names = {seat.player: seat.player for seat in hand.seats}
-        players = [item for item in hand.body if hasattr(item, "player")]
-        sliced = [item for item in players if type(item).__name__ in ("Dealt", "Action", "Discard", "Show", "Collect")]
-        assert len(sliced) == 11 and len(players) == 14
-        for item in players:
-            name = getattr(item, "player")
-            assert name == seat_names[name], item
-            if item in sliced:
-                assert name is seat_names[name], item
+        hand = _outcome(parser, next(iter(read_text_blocks(text, "t.txt"))))
+        assert _hold_the_seats_strings(hand) == 17
+    tables = _fresh_parser()
+    tables.quick = False  # (no hand read in one pass: every one through the tables, the lines by their pattern)
+    assert _hold_the_seats_strings(_outcome(tables, next(iter(read_text_blocks(text, "t.txt"))))) == 17
+    lark = house_lark.house_parser()
+    block = next(iter(read_text_blocks(text, "t.txt")))
+    house_lark._HOUSE_BUILDER.numbers = block.numbers
+    assert _hold_the_seats_strings(lark.parse(block.text(), start="hand")) == 17
+
+
+def test_a_name_the_slicing_never_reads_holds_its_seats_string_too() -> None:
+    """``Seat`` leads a kind of line, so a line led by it is never read by slicing: its seat and its lines are read
+    by their patterns, and hold one string all the same."""
+    text = "\n".join(HEADER + ["Seat 3: Seat (100 in chips)", "Seat: posts the ante 1", "Ana: posts the ante 1",
+                               "Seat: folds"]) + "\n"
+    parser = _fresh_parser()
+    for _ in range(2):
+        hand = _outcome(parser, next(iter(read_text_blocks(text, "t.txt"))))
+        assert isinstance(hand, model.Hand) and [item.player for item in hand.body] == ["Seat", "Ana", "Seat"]
+        assert hand.body[0].player is hand.body[2].player is hand.seats[2].player
+
+
+def test_the_names_are_forgotten_only_with_the_lines_that_hold_them() -> None:
+    """Past ``MEMO_SIZE`` names the parser forgets its names and its remembered lines together, between blocks: a
+    player's remembered lines never hold another string than the one his seat is read with."""
+    parser = _fresh_parser()
+    text = "\n".join(HEADER + _PLAYED) + "\n"
+    _outcome(parser, next(iter(read_text_blocks(text, "t.txt"))))
+    parser.names.update({f"P{i}": f"P{i}" for i in range(house_quick.MEMO_SIZE)})
+    assert "Ana: bets 2" in parser.memo
+    hand = _outcome(parser, next(iter(read_text_blocks(text, "t.txt"))))
+    assert _hold_the_seats_strings(hand) == 17
+    assert len(parser.names) < 10 and "P1" not in parser.names
+
+
+def test_a_site_hands_lines_hold_their_seats_strings() -> None:
+    blocks = [block for path in sorted((FIXTURES / "site").glob("*.txt"))[:40] for block in read_blocks(path)]
+    hands = [hand for hand in map(dispatch.parse_block, blocks) if isinstance(hand, model.Hand)]
+    assert len(hands) > 20
+    for hand in hands:
+        own = {seat.player: seat.player for seat in hand.seats}
+        for item in hand.body:
+            name = getattr(item, "player", None)
+            if name in own:
+                assert name is own[name], item
 
 
 # ---- the hand read without the tables' loop ------------------------------------------------------------------

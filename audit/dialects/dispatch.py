@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Final, cast
 
 from audit.dialects import house
-from audit.dialects.common import LONG_NUMBER, failure, long_number_failure, number_too_large
+from audit.dialects.common import LONG_NUMBER, failure, long_number_failure, number_too_large, seats_own_strings
 from audit.dialects.registry import dialect
 from audit.model import Block, Hand, ParseFailure
 from audit.read import RawBlock
@@ -56,5 +56,7 @@ def parse_block(block: RawBlock) -> Block:
             return failure(block, index, 1, what)
         d = dialect(kind)
         assert d is not None
-        return result._replace(dialect=d.name, shows_all_cards=d.shows_all_cards)
+        # (the house reader gives its lines the seats' strings as it reads them; a site's builders, here)
+        return result._replace(body=seats_own_strings(result.seats, result.body), dialect=d.name,
+                               shows_all_cards=d.shows_all_cards)
     return result

@@ -11,7 +11,8 @@ import re
 from typing import Any, Final
 
 from audit.dialects.common import (
-    MAX_NUMBER_DIGITS, NumberTooLarge, cards_inside, read_amount, read_seat, split_cards,
+    MAX_NUMBER_DIGITS, NumberTooLarge, cards_inside, new_model, read_amount, read_seat, seats_own_strings,
+    split_cards,
 )
 from audit.dialects.house_lines import (
     EVENTS, MARKERS, PAROLE_VERBS, POST_KINDS, POTS, T_ACT, T_CARDS, T_CARRIED, T_COLLECTED, T_DEALT, T_DECK,
@@ -25,8 +26,7 @@ from audit.model import (
     SummaryTotal, Uncalled,
 )
 
-__all__ = ["RULE_KINDS", "R_HAND", "R_LIST", "R_PREAMBLE", "R_SESSION_END", "build_hand", "new_model", "reduce_rule",
-           "token_value"]
+__all__ = ["RULE_KINDS", "R_HAND", "R_LIST", "R_PREAMBLE", "R_SESSION_END", "build_hand", "reduce_rule", "token_value"]
 
 _INT: Final = re.compile(r"\d+")
 # The grammar's terminals decide what a line is; these read the names, numbers and cards inside a line.
@@ -37,11 +37,7 @@ _BRACKETS: Final = re.compile(r"\[[^\]]*\]")
 # One function per terminal: ``m`` is the match of the terminal's pattern over the whole line (its newline
 # included), ``line`` the line's number in the file. Both ways of parsing call these: the fast loop
 # (``LineParser``) directly, Lark's own parser through ``HouseBuilder``'s callbacks. The model tuples are made
-# with ``tuple.__new__`` and every field given in order: a NamedTuple's own constructor is a Python function,
-# the slowest part of building an item (the fixtures pin every field, so a field added to a model shows there).
-
-new_model: Final = tuple.__new__
-"""``new_model(Action, (line, ...))``: a model tuple with every field given in order."""
+# with ``common.new_model``, every field given in order.
 
 def _line_text(m: re.Match[str]) -> str:
     """The matched line without its newline (for the few callbacks that read the line as a whole)."""
@@ -238,7 +234,8 @@ def build_hand(c: list[Any], file: str) -> Hand:
     if i < len(c) and type(c[i]) is tuple:
         carried_line, carried = c[i]
         i += 1
-    body: tuple[Any, ...] = tuple(c[i]) if i < len(c) else ()
+    # (the hands read line by line through the tables: their players' strings made the seats' own here, once)
+    body = seats_own_strings(seats, c[i]) if i < len(c) else ()
     end = body[-1].line if body else (carried_line or (seats[-1].line if seats else hand_line))
     return new_model(Hand, (file, hand_line, end, hand_id, started, table, button, seats, body, carried, carried_line,
                        points, "house", None, True))

@@ -12,18 +12,18 @@ import re
 from functools import lru_cache
 from typing import Any, Final, cast
 
-from audit.dialects.common import LineError, NumberTooLarge
-from audit.dialects.house_build import RULE_KINDS, R_LIST, new_model, reduce_rule, token_value
+from audit.dialects.common import PLAYER_ITEMS, LineError, NumberTooLarge, new_model, with_player
+from audit.dialects.house_build import RULE_KINDS, R_LIST, reduce_rule, token_value
 from audit.dialects.house_lines import (
     T_ACT, T_CARRIED, T_COLLECTED, T_DEALT, T_DECK, T_DISCARDS, T_END, T_EVENT, T_HAND_LINE, T_MARKER, T_MUCKS,
     T_NOPLAY, T_PAROLE, T_POST, T_RESHUFFLES, T_SAID, T_SCORES, T_SEAT_LINE, T_SHOWS, T_STANDS_PAT, T_TABLE_LINE,
     T_TOTAL, T_UNCALLED, TERMINAL_CODE, TERMINALS, check_groups, classify, fast_codes,
 )
 from audit.dialects.house_quick import (
-    MEMO_KINDS, MEMO_SIZE, REMEMBERED, Seen, quick_dealt, quick_line, reads_grammar, remember,
+    MEMO_KINDS, MEMO_SIZE, REMEMBERED, Seen, own_name, quick_dealt, quick_line, reads_grammar, remember,
 )
 from audit.dialects.house_tables import stored_tables
-from audit.model import Hand, Seat
+from audit.model import Hand, Item, Seat, Standing
 
 __all__ = ["LineParser", "Misplaced", "Split", "house_line_parser"]
 
@@ -90,11 +90,42 @@ class LineParser:
         self.start_states: dict[str, int] = dict(tables["start_states"])
         self.end_states: dict[str, int] = dict(tables["end_states"])
         # the lines read before (a line's text without its newline → what was read), the names checked (each
-        # name → the string first read for it, or "" when it is not a plain name), and whether the
-        # grammar's patterns are the ones ``quick_line`` reads the usual shapes of
+        # name → the string first read for it, or "" when it is not a plain name), the other names' strings
+        # (``own_name``), and whether the grammar's patterns are the ones ``quick_line`` reads the usual shapes of
         self.memo: dict[str, Seen] = {}
         self.names: dict[str, str] = {}
+        self.others: dict[str, str] = {}
         self.quick: bool = reads_grammar(self.sources)
+
+    def forget_if_full(self) -> None:
+        """Between blocks: the names and the lines remembered forgotten together once the names fill
+        ``MEMO_SIZE`` (a remembered line holds the parser's string for its player: forgetting only the names would
+        give a player's later lines another string than his remembered ones)."""
+        if len(self.names) >= MEMO_SIZE or len(self.others) >= MEMO_SIZE:
+            self.names.clear()
+            self.others.clear()
+            self.memo.clear()
+
+    def own_names(self, kind: int, value: object) -> object:
+        """The value of a line of terminal ``kind`` read by its pattern, its player's name the string the
+        parser holds for it (``own_name``): every line of a player and his seat then hold one string, however
+        each was read."""
+        if kind == T_SEAT_LINE:
+            seat, points = cast(tuple[Seat, bool], value)
+            name = own_name(seat.player, self.names, self.others)
+            if name is seat.player:
+                return value
+            return new_model(Seat, (seat.line, seat.seat, name, seat.chips, seat.sitting_out)), points
+        if type(value) in PLAYER_ITEMS:
+            item = cast(Item, value)
+            player = cast(tuple[Any, ...], item)[1]
+            name = own_name(player, self.names, self.others)
+            return item if name is player else with_player(item, name)
+        if type(value) is Standing:
+            standing = value
+            name = own_name(standing.player, self.names, self.others)
+            return standing if name is standing.player else standing._replace(player=name)
+        return value
 
     def pattern(self, code: int) -> re.Pattern[str]:
         """The pattern of terminal ``code``, compiled on first use (``ValueError`` if its groups are not the ones its
@@ -191,6 +222,7 @@ class LineParser:
                 kind, value = self.line_by_pattern(key, numbers[i])
                 if kind < 0:
                     return None
+                value = self.own_names(kind, value)
             if place == 4:
                 if not _IN_BODY[kind]:
                     return None
@@ -251,6 +283,7 @@ class LineParser:
         """``parse`` of the text whose lines (without their newlines) are ``lines``, each followed by a newline
         (``ended``) or all but the last. Raises ``Split`` for a line holding a newline (the lines are not a
         text's: ``parse`` reads the text they make)."""
+        self.forget_if_full()
         # Gain: without it, 20,000 hands parse in 14% more CPU (plain Python): bench/parse.py --without one-pass
         if start == "hand" and ended:
             hand = self.read_hand(lines, numbers, file)
@@ -315,7 +348,7 @@ class LineParser:
                     else:
                         assert m is not None
                         try:
-                            value = token_value(kind, m, numbers[line_no - 1])
+                            value = self.own_names(kind, token_value(kind, m, numbers[line_no - 1]))
                         except NumberTooLarge as big:
                             raise LineError(line_no, _column_of(m, big.digits), big.what()) from None
                     values.append(value)
