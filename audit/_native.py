@@ -30,7 +30,7 @@ CORE = ("model", "findings", "cards", "pots", "read", "dialects.common", "dialec
         "engine.steps", "engine.state", "engine.allowed", "engine.clock", "engine.table", "engine.forced",
         "engine.deal", "engine.rounds", "engine.draw", "engine.parole", "engine.betting", "engine.showdown",
         "engine.result", "engine.settle", "engine.legal", "engine.streets", "engine.session", "pipeline", "check", "store.rows",
-        "profile")
+        "owed", "profile")
 HERE = Path(__file__).resolve().parent
 
 

@@ -3,6 +3,7 @@
     .venv/bin/python bench/ingest.py                      # 100,000 simulated hands, 1 and 2 workers
     .venv/bin/python bench/ingest.py --hands 20000 --workers 1 2 4 --keep /tmp/corpus
     .venv/bin/python bench/ingest.py --workers 2 --before /tmp/before --repeat 3   # against the code before
+    .venv/bin/python bench/ingest.py --hands 20000 --files 20 --workers 2 --vs-pokerkit
 
 CPU time (main + workers, and the main process's alone: with workers it writes DuckDB while they audit) is printed
 too, since wall-clock hands/s depends on what else the machine runs.
@@ -144,6 +145,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hands", type=int, default=100_000, help="hands in the corpus (default 100,000)")
     parser.add_argument("--hands-per-file", type=int, default=2_000, help="hands per file (default 2,000)")
+    parser.add_argument("--files", type=int, default=None,
+                        help="cut the corpus into about this many files instead (--hands / --files hands each)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts to measure")
     parser.add_argument("--source", choices=["simulate", "cases"], default="simulate")
     parser.add_argument("--seed", type=int, default=1)
@@ -155,6 +158,8 @@ def main() -> None:
     parser.add_argument("--run-once", nargs=3, metavar=("CORPUS", "WORKERS", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
 
+    if args.files:
+        args.hands_per_file = max(1, args.hands // args.files)
     if args.run_once:
         corpus, workers, db = args.run_once
         print(json.dumps(run_once(Path(corpus), int(workers), Path(db))))

@@ -15,13 +15,13 @@ from typing import Any
 
 from audit.errors import InputError
 from audit.explain.adapter import draw_allowance, final_cards, steps_from_engine
-from audit.explain.corrections import TableCorrections, stack_changes
 from audit.explain.records import (
     CARRY_RULES, CHIP_RULES, Explained, HandExplanation, PotView, Reason, SeatView, SessionExplanation, Step, TableCorrection,
 )
 from audit.explain.settle import Settlement, finding_parties, settle, settle_result
 from audit.findings import Finding
 from audit.model import Action, Muck, OptionLine, Preamble, ProfileLine, SessionLine
+from audit.owed import TableCorrections, stack_changes
 from audit.dialects.dispatch import parse_block
 from audit.pipeline import Audited, audit_blocks
 from audit.profile import Profile, load_profile

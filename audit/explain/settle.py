@@ -9,6 +9,7 @@ from typing import Any
 
 from audit.engine import HandResult
 from audit.findings import Finding
+from audit.owed import dues
 
 POT = "the pot"
 """The party that stands for the pot in corrections (chips the log paid to nobody, or out of nothing).
@@ -83,62 +84,18 @@ class Settlement:
 
 
 def settle_result(result: HandResult) -> Settlement:
-    """The settlement of one replayed hand.
-
-    ``should_receive`` is the engine's, with two adjustments: a pot whose winner cannot be known (a site log
-    where nobody's cards were shown) is taken as the log paid it; and where the game allows a rake, the house
-    keeps exactly the rake the summary states: taken off the winners' due if the engine's awards did not net
-    it, and what a pot paid short beyond it is owed to that pot's winners.
-    """
-    players = list(dict.fromkeys([*result.dealt_in, *result.should_receive, *result.received]))
-    due = {p: result.should_receive.get(p, 0) for p in players}
-    unjudged: list[str] = []
-    for pot in result.pots:
-        if not pot["winners"] and pot["eligible"]:
-            unjudged.append(str(pot["name"]))
-            for p, n in pot.get("collected", {}).items():
-                due[p] = due.get(p, 0) + int(n)
-    players = list(dict.fromkeys([*players, *due]))
-    received = {p: result.received.get(p, 0) for p in players}
-    due = {p: due.get(p, 0) for p in players}
-    rake = result.rake
-    rake_disallowed = any(f.rule == "RAKE" for f in result.findings)
-    rake_kept = 0
-    if rake > 0 and not rake_disallowed and not result.redeal:
-        rake_kept = rake
-        kept_by_engine = sum(result.contributions.values()) + result.hand.carried - sum(due.values())
-        if rake > kept_by_engine:
-            # the awards are gross: the rake comes off the winners' due, first off those the log paid short
-            left = rake - max(0, kept_by_engine)
-            for p in sorted(players, key=lambda q: -(due[q] - received[q])):
-                take = min(left, max(0, due[p] - received[p]))
-                due[p] -= take
-                left -= take
-            for p in sorted(players, key=lambda q: -due[q]):
-                take = min(left, due[p])
-                due[p] -= take
-                left -= take
-            rake_kept = rake - left
-        elif kept_by_engine > rake:
-            # the engine took every chip a pot paid short as rake; beyond the stated rake they are the winners'
-            left = kept_by_engine - rake
-            for pot in result.pots:
-                short = min(left, int(pot.get("rake", 0)))
-                if short <= 0 or not pot["winners"]:
-                    continue
-                winners = list(pot["winners"])
-                share, odd = divmod(short, len(winners))
-                for i, w in enumerate(winners):
-                    due[w] = due.get(w, 0) + share + (1 if i < odd else 0)
-                left -= short
-    difference = {p: due[p] - received[p] for p in players}
+    """The settlement of one replayed hand: what each player should have received (``audit.owed.dues``, the
+    engine's awards with the verdict's adjustments) against what the log says, and the transfers that put it
+    right."""
+    d = dues(result)
+    difference = d.difference()
     remainder = sum(difference.values())
-    party = HOUSE if rake > 0 and rake_disallowed and remainder > 0 else POT
-    balances = {p: d for p, d in difference.items() if d}
+    party = HOUSE if result.rake > 0 and d.rake_disallowed and remainder > 0 else POT
+    balances = {p: n for p, n in difference.items() if n}
     if remainder:
         balances[party] = -remainder
-    return Settlement(due, received, difference, remainder, party, rake_kept, balances, settle(balances),
-                      unjudged)
+    return Settlement(d.due, d.received, difference, remainder, party, d.rake_kept, balances, settle(balances),
+                      d.unjudged)
 
 
 def finding_parties(f: Finding, pots: Sequence[Mapping[str, Any]]) -> set[str]:

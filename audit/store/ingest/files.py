@@ -17,10 +17,11 @@ from audit.store.ingest.inputs import HashingReader, hash_file, unlink_quietly
 from audit.store.ingest.jobs import FileFailure, IngestJob, file_failure, profile_label
 
 SPILL_BYTES = 128 * 1024
-"""A worker writes the rows of a file this large to Arrow stream files, which the main process reads in place
-(mapped, not copied): over the pipe, a file of 1,000 hands is 6 MB of pickled Arrow tables, copied five times
-between the two processes, and a worker cannot send it while the main process writes the database. A smaller
-file's rows come back over the pipe: a few files on disk per file would cost more than its audit."""
+"""A worker writes the rows of a file this large to Arrow stream files, which the main process reads a batch at a
+time (``audit.store.db.open_spilled``): over the pipe, a file of 1,000 hands is 6 MB of pickled Arrow tables,
+copied five times between the two processes, and a worker cannot send it while the main process writes the
+database. A smaller file's rows come back over the pipe: a few files on disk per file would cost more than its
+audit."""
 SPILL_COMPRESSED = 32 << 20
 """A worker compresses the rows it spills (lz4: a fifth of the disk) for an input file larger than this; a smaller
 file's rows go uncompressed, which saves the two processes 9% of their CPU time (bench/ingest.py, 2,000-hand

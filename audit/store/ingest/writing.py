@@ -24,9 +24,17 @@ APPEND_ROWS = 20_000
 """Rows of one table handed to DuckDB at a time, inside the file's transaction (fewer, larger inserts cost less
 CPU; 20,000 rows of actions take about 3 MB)."""
 DUCKDB_MEMORY = "80MB"
-"""DuckDB's memory while ingesting: a large file's uncommitted rows beyond it wait in DuckDB's temporary files
-(a 1 GB file in one transaction: 283 MB in all, ``bench/bigfile.py --ingest``). Not for a database made by audit
-0.1.0, whose index on ``hands`` must fit in memory whole when a file commits."""
+"""DuckDB's memory while ingesting: a large file's uncommitted rows beyond it wait in DuckDB's temporary files.
+Not for a database made by audit 0.1.0, whose index on ``hands`` must fit in memory whole when a file commits.
+
+The main process's memory is bounded by design, whatever the number and size of the files: this limit, the
+libraries it has loaded (DuckDB's and Arrow's code, about 75 MB resident), and the rows on their way in, at most
+``APPEND_ROWS`` of a table from a file streamed in this process, one record batch at a time of a worker's spill
+(never mapped: ``audit.store.db.open_spilled``), ``APPEND_BYTES`` of small files' rows. A worker holds one file's
+current ``BATCH_HANDS`` hands. Measured peaks (``/usr/bin/time``, its largest process): one 1 GB file 283 MB
+(``bench/bigfile.py --ingest --gb 1.0``); 10 files of 47,000 hands with 2 workers 243 MB, the main process
+(``audit ingest DIR --workers 2`` over ``bench/ingest.py --hands 470000 --hands-per-file 47000 --keep DIR``'s
+corpus; 318 MB while the spills were mapped, each file's whole spill resident until its commit)."""
 SMALL_FILE_BYTES = 2 * 1024 * 1024
 """A file this small is written together with the small files next to it, in one transaction (``BATCH_BYTES`` of
 them at most): DuckDB's commit and each insert cost about the same for ten hands as for thousands, and each commit
