@@ -10,9 +10,9 @@ for both:
 
 - every file under the after tree's ``fixtures/``, ``--shared``'s ``cases/`` and ``real-hands/`` (``--shared``
   defaults to ``../shared`` beside the after tree, else beside this script's tree);
-- ``--sessions`` simulated sessions (default 3) of each profile that plays (``audit.simulate``, seed ``--seed``),
+- ``--sessions`` simulated sessions (default 10) of each profile that plays (``audit.simulate``, seed ``--seed``),
   a file each, written by the before tree's simulator;
-- ``--mutants`` mutants (default 300) of those inputs: one to three blocks of an input (with its first block),
+- ``--mutants`` mutants (default 500) of those inputs: one to three blocks of an input (with its first block),
   with one to four lines dropped, doubled, swapped with another or altered (a number, a card, a word changed,
   the line cut short), from ``--seed``.
 
@@ -23,9 +23,12 @@ awards and what was collected, what each player should have received and receive
 end stacks, rake, points, what could not be checked), the explanation of each hand and session
 (``audit.explain``'s record: its steps with stacks, bets, pots and what was legal, the verdict, the reasons) and,
 under each of the four, the rows ``audit ingest`` would store (``audit.store.ingest.audit_file_rows``: the Arrow
-tables built from ``audit/store/rows.py``'s values, row by row). Unless ``--no-cli``, the real command also runs
-in each tree over all the inputs at once: ``audit check --format json --jobs 1`` under each profile, and the text
-output in English and in Spanish; its standard output, standard error and exit status are compared line by line.
+tables built from ``audit/store/rows.py``'s values, row by row, each hand's rows apart). Unless ``--no-cli``, the
+real command also runs in each tree over all the inputs but the mutants at once (the first mutant whose
+``Option:`` line has a value no profile takes would stop it): ``audit check --format json --jobs 1`` under each
+profile, the text output in English and in Spanish, and ``--jobs 2`` on the logs alone (the workers' path); its
+standard output and standard error are compared as a diff of their lines, and its exit status. A run that could
+not finish (exit status 2) is said even when both sides agree: it compared less than it should.
 
 The children write JSON Lines into a temporary folder; this process compares them input by input (a record
 whose text differs is parsed and walked to the fields that differ). It prints the counts compared (inputs,
@@ -41,6 +44,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime as dt
+import difflib
 import enum
 import json
 import os
@@ -58,12 +62,15 @@ from typing import Any
 HERE = Path(__file__).resolve()
 OWN_TREE = HERE.parents[1]
 PROFILES = ("home-open", "qdan", "stripped32", "site")
+MUTANT = "mutant-"  # a mutant's file name: inputs/mutant-0001.txt
+WORK_PREFIX = "audit-compare-"  # the temporary folder's name
 OWN = "own"  # the variant with no profile given: each file's own Profile: lines, else home-open
 SIMULATED = ("home-open", "qdan", "stripped32")  # the profiles the simulator plays (site logs are not house logs)
 RESULT_FIELDS = ("profile", "session", "findings", "pots", "should_receive", "received", "contributions",
                  "start_stacks", "end_stacks", "dealt_in", "redeal", "pot_total", "rake", "points", "unjudged",
                  "unchecked")
 """What a replay gives (``audit.engine.HandResult``) past the hand itself, which is compared as its block."""
+SHOWN_DIFF_LINES = 40  # of a command's output, in the report of one difference
 
 
 # ---------------------------------------------------------------------------------------------- plain values
@@ -232,29 +239,44 @@ def rows_of(dump: Dump, path: str, variant: str) -> Iterator[tuple[str, Any]]:
     for table in sorted(got.tables):
         frame = got.tables[table]
         yield f"{table}:schema", [f"{f.name} {f.type}" for f in frame.schema]
-        for n, row in enumerate(frame.to_pylist()):
+        seen: dict[Any, int] = {}
+        for row in frame.to_pylist():
             dump.counts["rows"] += 1
-            yield f"{table}:{n}", plain(row)
+            hand = row.get("hand_key")  # keyed by hand: a row more or less in one hand moves no other hand's
+            n = seen[hand] = seen.get(hand, -1) + 1
+            yield f"{table}:{hand}:{n}", plain(row)
 
 
 def dump_commands(dump: Dump, inputs: list[str]) -> None:
     """The real ``audit check`` over every input at once: JSON under each profile, text in English and Spanish."""
-    runs: list[tuple[str, list[str]]] = [(f"json {v}", ["--format", "json"] + ([] if v == OWN else ["--profile", v]))
-                                         for v in (OWN, *PROFILES)]
-    runs += [(f"text {lang}", ["--lang", lang]) for lang in ("en", "es")]
+    runs: list[tuple[str, list[str]]] = [
+        (f"json {v}", ["--jobs", "1", "--format", "json"] + ([] if v == OWN else ["--profile", v]))
+        for v in (OWN, *PROFILES)]
+    runs += [(f"text {lang}", ["--jobs", "1", "--lang", lang]) for lang in ("en", "es")]
+    # the workers' path (long files in parts, small ones several to a task), on the logs alone
+    runs.append(("json --jobs 2", ["--jobs", "2", "--format", "json"]))
+    # not the mutants: the first whose Option: line has a value no profile takes stops the command (exit 2), and
+    # the library's records above compare them one by one
+    files = [p for p in inputs if not is_mutant(p)]
+    logs = [p for p in files if p.endswith((".txt", ".xml"))]
     for name, options in runs:
-        done = subprocess.run([sys.executable, "-m", "audit", "check", "--jobs", "1", "--fail-on", "never", "-q",
-                               *options, *inputs], capture_output=True, env=os.environ.copy())
+        done = subprocess.run([sys.executable, "-m", "audit", "check", "--fail-on", "never", "-q", *options,
+                               *(logs if "--jobs 2" in name else files)], capture_output=True,
+                              env=os.environ.copy())
         for stream, data in (("stdout", done.stdout), ("stderr", done.stderr)):
             lines = data.decode("utf-8", "backslashreplace").splitlines()
             dump.counts["command lines"] += len(lines)
-            for n, line in enumerate(lines):
-                dump.put("check", f"{name}:{stream}:{n}", line)
-            dump.put("check", f"{name}:{stream}:lines", len(lines))
+            dump.put("check", f"{name}:{stream}", lines)
         dump.put("check", f"{name}:exit", done.returncode)
 
 
 # ---------------------------------------------------------------------------------------------- the inputs
+def is_mutant(path: str) -> bool:
+    """Whether ``path`` is a mutant this script wrote (``inputs/mutant-0001.txt`` in its temporary folder)."""
+    p = Path(path)
+    return p.name.startswith(MUTANT) and p.parent.name == "inputs" and p.parent.parent.name.startswith(WORK_PREFIX)
+
+
 _NUMBER = re.compile(r"\d+")
 _CARD = re.compile(r"(?<=[\[ ])(?:10|[2-9TJQKA])[cdhs]")
 _WORD = re.compile(r"[A-Za-z]{3,}")
@@ -348,7 +370,7 @@ def gather_inputs(work: Path, before: Path, after: Path, shared: Path, sessions:
     for k in range(mutants):
         src = rnd.choice(sources)
         data, what = mutant(src.read_bytes(), rnd)
-        p = made / f"mutant-{k + 1:04d}{src.suffix if src.suffix in ('.txt', '.xml') else '.txt'}"
+        p = made / f"{MUTANT}{k + 1:04d}{src.suffix if src.suffix in ('.txt', '.xml') else '.txt'}"
         p.write_bytes(data)
         found.append(p)
         origin[str(p)] = f"mutant of {src}: {what}"
@@ -417,49 +439,91 @@ def differing(a: Any, b: Any, path: str = "", out: list[tuple[str, Any, Any]] | 
     return out
 
 
-def compare(before_out: str, after_out: str, inputs: list[str], origin: dict[str, str],
-            report: Any) -> tuple[int, dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """Compare the two children's records input by input; write every difference to ``report``. Returns the
-    number of differing records, the before's counts and both headers."""
-    n_diff = 0
+class Tally:
+    """What differs: records by kind (``blocks``, ``qdan:explain``, ``check json own:stdout`` …) and inputs."""
+
+    def __init__(self) -> None:
+        self.records = 0
+        self.kinds: dict[str, int] = {}
+        self.inputs: set[str] = set()
+
+    def add(self, where: str, key: str) -> None:
+        self.records += 1
+        parts = key.split(":")
+        kind = parts[0] if parts[0] == "blocks" else ":".join(parts[:2])
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        self.inputs.add(where)
+
+
+def described(va: Any, vb: Any) -> list[str]:
+    """The report's lines for one differing record: a command's output as a diff of its lines, anything else
+    field by field."""
+    if (isinstance(va, list) and isinstance(vb, list) and all(isinstance(x, str) for x in va + vb)):
+        diff = list(difflib.unified_diff(va, vb, "before", "after", n=1, lineterm=""))
+        return [f"  {line}" for line in diff[:SHOWN_DIFF_LINES]] + (
+            [f"  … {len(diff) - SHOWN_DIFF_LINES:,} more lines of the diff"] if len(diff) > SHOWN_DIFF_LINES else [])
+    return [f"  {field}\n    before: {json.dumps(x, ensure_ascii=False)}\n    after:  {json.dumps(y, ensure_ascii=False)}"
+            for field, x, y in differing(va, vb)]
+
+
+def command_failures(records: dict[str, str]) -> list[str]:
+    """The runs of ``audit check`` that could not finish (exit status 2), with their last words: the same on
+    both sides is no difference, but a run that stops early compares less than it should."""
+    out: list[str] = []
+    for key, line in records.items():
+        if key.endswith(":exit") and json.loads(line)[2] not in (0, 1):
+            run = key[:-len(":exit")]
+            said = json.loads(records.get(f"{run}:stderr", '[0, 0, []]'))[2]
+            out.append(f"audit check ({run}) exited {json.loads(line)[2]} on the before side: "
+                       f"{said[-1] if said else '(nothing said)'}")
+    return out
+
+
+def compare(before_out: str, after_out: str, inputs: list[str], origin: dict[str, str], report: Any,
+            failed: list[str]) -> tuple[Tally, dict[str, Any], dict[str, Any]]:
+    """Compare the two children's records input by input, writing every difference to ``report``: what differs,
+    the before side's counts and both headers (``failed``: the commands that could not finish, added to)."""
+    tally = Tally()
     counts: dict[str, Any] = {}
     headers: dict[str, Any] = {}
     a_iter, b_iter = groups(before_out), groups(after_out)
     for (ga, ra), (gb, rb) in zip(a_iter, b_iter):
         if ga != gb:
-            report.write(f"the two sides' records are out of step: group {ga!r} against {gb!r}\n")
-            return n_diff + 1, counts, headers, {}
+            report.write(f"\n=== the two sides' records are out of step: {ga!r} against {gb!r}\n")
+            tally.add(str(ga), "out of step")
+            return tally, counts, headers
         if ga == "header":
             headers = {"before": json.loads(ra["code"])[2], "after": json.loads(rb["code"])[2]}
+            continue
         if ga == "summary":
             counts = json.loads(ra["counts"])[2]
+        if ga == "check":
+            failed.extend(command_failures(ra))
+        where = inputs[ga] if isinstance(ga, int) else str(ga)
         for key in list(ra) + [k for k in rb if k not in ra]:
             la, lb = ra.get(key), rb.get(key)
-            if la == lb or ga == "header":
+            if la == lb:
                 continue
-            n_diff += 1
+            tally.add(where, key if isinstance(ga, int) else f"{ga} {key}")
             va = json.loads(la)[2] if la is not None else "<no such record>"
             vb = json.loads(lb)[2] if lb is not None else "<no such record>"
-            where = inputs[ga] if isinstance(ga, int) else str(ga)
             report.write(f"\n=== {where} | {key}\n")
-            if isinstance(ga, int) and where in origin:
+            if where in origin:
                 report.write(f"    ({origin[where]})\n")
-            for field, x, y in differing(va, vb):
-                report.write(f"  {field}\n    before: {json.dumps(x, ensure_ascii=False)}\n"
-                             f"    after:  {json.dumps(y, ensure_ascii=False)}\n")
+            report.write("\n".join(described(va, vb)) + "\n")
     rest = [g for g, _ in a_iter] + [g for g, _ in b_iter]
     if rest:
-        report.write(f"one side has records the other has not, from group {rest[0]!r}\n")
-        n_diff += 1
-    return n_diff, counts, headers, {}
+        report.write(f"\n=== one side has records the other has not, from {rest[0]!r}\n")
+        tally.add(str(rest[0]), "unmatched")
+    return tally, counts, headers
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", type=Path, help="the code to compare against (a source tree)")
     ap.add_argument("--after", type=Path, default=OWN_TREE, help="the code compared (default: this script's tree)")
-    ap.add_argument("--sessions", type=int, default=3, help="simulated sessions of each profile (default 3)")
-    ap.add_argument("--mutants", type=int, default=300, help="mutated inputs (default 300)")
+    ap.add_argument("--sessions", type=int, default=10, help="simulated sessions of each profile (default 10)")
+    ap.add_argument("--mutants", type=int, default=500, help="mutated inputs (default 500)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the simulated sessions and the mutants")
     ap.add_argument("--shared", type=Path, default=None, help="the shared contract folder (default ../shared)")
     ap.add_argument("--show", type=int, default=5, help="differences printed in full (default 5)")
@@ -488,7 +552,7 @@ def main() -> int:
     shared = args.shared or next((p for p in (after.parent / "shared", OWN_TREE.parent / "shared") if p.is_dir()),
                                  after.parent / "shared")
     start = time.monotonic()
-    work = Path(tempfile.mkdtemp(prefix="audit-compare-"))
+    work = Path(tempfile.mkdtemp(prefix=WORK_PREFIX))
     inputs, origin = gather_inputs(work, before, after, shared.resolve(), args.sessions, args.mutants, args.seed)
     listing = work / "inputs.json"
     listing.write_text(json.dumps(inputs), encoding="utf-8")
@@ -508,7 +572,9 @@ def main() -> int:
         took.setdefault(side, time.monotonic() - began)
     report_path = work / "differences.txt"
     with open(report_path, "w", encoding="utf-8") as report:
-        n_diff, counts, headers, _ = compare(outs["before"], outs["after"], inputs, origin, report)
+        failed: list[str] = []
+        tally, counts, headers = compare(outs["before"], outs["after"], inputs, origin, report, failed)
+    n_diff = tally.records
     elapsed = time.monotonic() - start
     for side in ("before", "after"):
         h = headers.get(side, {})
@@ -521,10 +587,14 @@ def main() -> int:
           f"blocks, {counts.get('hands', 0):,} hands replayed, {counts.get('findings', 0):,} findings; "
           f"{counts.get('explained', 0):,} explanations with {counts.get('steps', 0):,} steps; "
           f"{counts.get('rows', 0):,} rows for the store; {counts.get('command lines', 0):,} lines of audit check")
+    for line in failed:
+        print(f"note: {line}")
     if n_diff:
         text = report_path.read_text(encoding="utf-8")
         shown = text.split("\n=== ")
-        print(f"\n{n_diff:,} records differ; the first {min(args.show, len(shown) - 1)}:")
+        kinds = ", ".join(f"{k} {n:,}" for k, n in sorted(tally.kinds.items(), key=lambda kv: -kv[1]))
+        print(f"\n{n_diff:,} records differ, in {len(tally.inputs):,} inputs ({kinds}); the first "
+              f"{min(args.show, len(shown) - 1)}:")
         print(shown[0].rstrip() + "".join("\n=== " + s.rstrip() for s in shown[1:args.show + 1]))
         print(f"\nevery difference: {report_path} (the inputs and both sides' records beside it)")
     else:
