@@ -21,7 +21,8 @@ classes), then audited under its own profile (no ``--profile``) and under each o
 stripped32, site): every audited block's findings (every field), the replay's settlement (the pots with their
 awards and what was collected, what each player should have received and received, contributions, start and
 end stacks, rake, points, what could not be checked), the explanation of each hand and session
-(``audit.explain``'s record: its steps with stacks, bets, pots and what was legal, the verdict, the reasons) and,
+(``audit.explain``'s record: its steps with stacks, bets, pots and what was legal, the verdict, the reasons; and
+the text ``audit explain`` prints of them, in English, and in Spanish under the file's own profile) and,
 under each of the four, the rows ``audit ingest`` would store (``audit.store.ingest.audit_file_rows``: the Arrow
 tables built from ``audit/store/rows.py``'s values, row by row, each hand's rows apart). Unless ``--no-cli``, the
 real command also runs in each tree over all the inputs but the mutants at once (the first mutant whose
@@ -31,7 +32,9 @@ standard output and standard error are compared as a diff of their lines, and it
 not finish (exit status 2) is said even when both sides agree: it compared less than it should.
 
 The children write JSON Lines into a temporary folder; this process compares them input by input (a record
-whose text differs is parsed and walked to the fields that differ). It prints the counts compared (inputs,
+whose text differs is parsed and walked to the fields that differ). A mapping's keys are compared in their order
+too (the order a page or a JSON object lists players in), a difference of order alone counted apart;
+``--ignore-key-order`` leaves those out. It prints the counts compared (inputs,
 blocks, audits, hands, findings, explanation steps, rows, command lines), the first ``--show`` differences (default
 5) in full, and the wall time of each side and of the whole run; exit status 1 when anything differs (the folder
 is then kept, with every difference in ``differences.txt``; ``--keep`` keeps it anyway), 2 when it could not run.
@@ -139,7 +142,7 @@ class Dump:
                        "explained": 0, "steps": 0, "rows": 0, "command lines": 0}
 
     def put(self, group: int | str, key: str, value: Any) -> None:
-        self.out.write(json.dumps([group, key, value], sort_keys=True, ensure_ascii=False) + "\n")
+        self.out.write(json.dumps([group, key, value], ensure_ascii=False) + "\n")  # keys in their order
 
 
 def dump_tree(inputs: list[str], out_path: str, cli: bool) -> int:
@@ -223,12 +226,17 @@ def audited_of(dump: Dump, path: str, variant: str) -> Iterator[tuple[str, Any]]
 
 
 def explained_of(dump: Dump, path: str, variant: str) -> Iterator[tuple[str, Any]]:
-    from audit.explain import explain_file
+    from audit.explain import explain_file, render_text
 
+    items = []
     for n, e in enumerate(explain_file(path, _profile(variant))):
+        items.append(e)
         dump.counts["explained"] += 1
         dump.counts["steps"] += len(getattr(e, "steps", ()))
         yield str(n), e.as_dict() if hasattr(e, "as_dict") else plain(e)
+    # the words a host reads (and the order he reads them in); Spanish once, the English under every profile
+    for lang in ("en", "es") if variant == OWN else ("en",):
+        yield f"text {lang}", "".join(render_text(items, lang)).splitlines()
 
 
 def rows_of(dump: Dump, path: str, variant: str) -> Iterator[tuple[str, Any]]:
@@ -419,24 +427,32 @@ def differing(a: Any, b: Any, path: str = "", out: list[tuple[str, Any, Any]] | 
     if len(out) >= most:
         return out
     if isinstance(a, dict) and isinstance(b, dict):
+        before = len(out)
         for k in list(a) + [k for k in b if k not in a]:
             if k not in b:
                 out.append((f"{path}.{k}", a[k], "<absent>"))
             elif k not in a:
                 out.append((f"{path}.{k}", "<absent>", b[k]))
-            elif a[k] != b[k]:
+            elif json.dumps(a[k]) != json.dumps(b[k]):
                 differing(a[k], b[k], f"{path}.{k}", out, most)
             if len(out) >= most:
                 break
+        if len(out) == before and list(a) != list(b):
+            out.append((f"{path or '.'} (the order of its keys)", list(a), list(b)))
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (x, y) in enumerate(zip(a, b)):
-            if x != y:
+            if json.dumps(x) != json.dumps(y):
                 differing(x, y, f"{path}[{i}]", out, most)
             if len(out) >= most:
                 break
-    elif a != b:
+    elif a != b or type(a) is not type(b):  # 1 and 1.0 are equal in Python, not in the output
         out.append((path or ".", a, b))
     return out
+
+
+def same_but_order(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` (parsed JSON) hold the same values of the same types, a mapping's keys in any order."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 class Tally:
@@ -447,10 +463,12 @@ class Tally:
         self.kinds: dict[str, int] = {}
         self.inputs: set[str] = set()
 
-    def add(self, where: str, key: str) -> None:
+    def add(self, where: str, key: str, order_only: bool = False) -> None:
         self.records += 1
         parts = key.split(":")
         kind = parts[0] if parts[0] == "blocks" else ":".join(parts[:2])
+        if order_only:
+            kind += " (the order of a mapping's keys only)"
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
         self.inputs.add(where)
 
@@ -480,7 +498,7 @@ def command_failures(records: dict[str, str]) -> list[str]:
 
 
 def compare(before_out: str, after_out: str, inputs: list[str], origin: dict[str, str], report: Any,
-            failed: list[str]) -> tuple[Tally, dict[str, Any], dict[str, Any]]:
+            failed: list[str], ignore_key_order: bool = False) -> tuple[Tally, dict[str, Any], dict[str, Any]]:
     """Compare the two children's records input by input, writing every difference to ``report``: what differs,
     the before side's counts and both headers (``failed``: the commands that could not finish, added to)."""
     tally = Tally()
@@ -504,9 +522,12 @@ def compare(before_out: str, after_out: str, inputs: list[str], origin: dict[str
             la, lb = ra.get(key), rb.get(key)
             if la == lb:
                 continue
-            tally.add(where, key if isinstance(ga, int) else f"{ga} {key}")
             va = json.loads(la)[2] if la is not None else "<no such record>"
             vb = json.loads(lb)[2] if lb is not None else "<no such record>"
+            order_only = same_but_order(va, vb)
+            if order_only and ignore_key_order:
+                continue
+            tally.add(where, key if isinstance(ga, int) else f"{ga} {key}", order_only)
             report.write(f"\n=== {where} | {key}\n")
             if where in origin:
                 report.write(f"    ({origin[where]})\n")
@@ -530,6 +551,8 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (kept anyway on a difference)")
     ap.add_argument("--no-cli", action="store_true", help="leave out the runs of the real audit check command")
     ap.add_argument("--one-at-a-time", action="store_true", help="run the two sides in turn, not at once")
+    ap.add_argument("--ignore-key-order", action="store_true",
+                    help="a mapping whose keys come in another order (the same keys and values) is no difference")
     # the children's modes (this script run again, with PYTHONPATH set to one tree)
     ap.add_argument("--dump", metavar="OUT", help=argparse.SUPPRESS)
     ap.add_argument("--inputs", metavar="LIST", help=argparse.SUPPRESS)
@@ -573,7 +596,8 @@ def main() -> int:
     report_path = work / "differences.txt"
     with open(report_path, "w", encoding="utf-8") as report:
         failed: list[str] = []
-        tally, counts, headers = compare(outs["before"], outs["after"], inputs, origin, report, failed)
+        tally, counts, headers = compare(outs["before"], outs["after"], inputs, origin, report, failed,
+                                         args.ignore_key_order)
     n_diff = tally.records
     elapsed = time.monotonic() - start
     for side in ("before", "after"):
