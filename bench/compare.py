@@ -28,8 +28,11 @@ tables built from ``audit/store/rows.py``'s values, row by row, each hand's rows
 real command also runs in each tree over all the inputs but the mutants at once (the first mutant whose
 ``Option:`` line has a value no profile takes would stop it): ``audit check --format json --jobs 1`` under each
 profile, the text output in English and in Spanish, and ``--jobs 2`` on the logs alone (the workers' path); its
-standard output and standard error are compared as a diff of their lines, and its exit status. A run that could
-not finish (exit status 2) is said even when both sides agree: it compared less than it should.
+standard output and standard error are compared as a diff of their lines, and its exit status. And ``audit
+ingest`` of every input into a new database, in one process and with ``--workers 2``: its exit status, what it
+says (less the time taken) and every row it stored in the data tables and ``files`` (less the time of the
+ingest), in key order. A run that could not finish (exit status 2) is said even when both sides agree: it
+compared less than it should.
 
 The children write JSON Lines into a temporary folder; this process compares them input by input (a record
 whose text differs is parsed and walked to the fields that differ). A mapping's keys are compared in their order
@@ -74,6 +77,8 @@ RESULT_FIELDS = ("profile", "session", "findings", "pots", "should_receive", "re
                  "unchecked")
 """What a replay gives (``audit.engine.HandResult``) past the hand itself, which is compared as its block."""
 SHOWN_DIFF_LINES = 40  # of a command's output, in the report of one difference
+SHOWN_FIELDS = 60  # of any other record
+_INDEX = re.compile(r"\[\d+\]")
 
 
 # ---------------------------------------------------------------------------------------------- plain values
@@ -139,7 +144,7 @@ class Dump:
     def __init__(self, out: Any) -> None:
         self.out = out
         self.counts = {"inputs": 0, "blocks": 0, "audits": 0, "audited": 0, "hands": 0, "findings": 0,
-                       "explained": 0, "steps": 0, "rows": 0, "command lines": 0}
+                       "explained": 0, "steps": 0, "rows": 0, "command lines": 0, "stored rows": 0}
 
     def put(self, group: int | str, key: str, value: Any) -> None:
         self.out.write(json.dumps([group, key, value], ensure_ascii=False) + "\n")  # keys in their order
@@ -158,6 +163,7 @@ def dump_tree(inputs: list[str], out_path: str, cli: bool) -> int:
             dump_input(dump, i, path)
         if cli:
             dump_commands(dump, inputs)
+            dump_ingests(dump, inputs, out_path + ".store")
         dump.put("summary", "counts", dump.counts)
     return 0
 
@@ -276,6 +282,46 @@ def dump_commands(dump: Dump, inputs: list[str]) -> None:
             dump.counts["command lines"] += len(lines)
             dump.put("check", f"{name}:{stream}", lines)
         dump.put("check", f"{name}:exit", done.returncode)
+
+
+_TIMING = re.compile(r" in [\d.,]+ s, [\d.,]+ hands/s")
+
+
+def dump_ingests(dump: Dump, inputs: list[str], folder: str) -> None:
+    """The real ``audit ingest`` of every input into a new database, in this process and with two workers (the
+    workers' path: rows spilled and handed over), and every stored row of the data tables and ``files`` (but the
+    time it was ingested), in key order (two workers store files in the order they finish)."""
+    import duckdb
+
+    from audit.store.schema import DATA_TABLES
+
+    os.makedirs(folder)
+    for workers in ("1", "2"):
+        name = f"ingest --workers {workers}"
+        db = f"workers-{workers}.duckdb"  # relative, in a folder of this side's: the words said match
+        done = subprocess.run([sys.executable, "-m", "audit", "ingest", "--db", db, "--workers", workers,
+                               *inputs], capture_output=True, env=os.environ.copy(), cwd=folder)
+        said = [_TIMING.sub(" in … s", line) for line in done.stderr.decode("utf-8", "backslashreplace").splitlines()]
+        dump.counts["command lines"] += len(said)
+        dump.put("ingest", f"{name}:stderr", said)
+        dump.put("ingest", f"{name}:exit", done.returncode)
+        if not os.path.exists(os.path.join(folder, db)):
+            continue
+        con = duckdb.connect(os.path.join(folder, db), read_only=True)
+        try:
+            for table in ("files", *DATA_TABLES):
+                query = f"SELECT * EXCLUDE (ingested_at) FROM {table}" if table == "files" else f"SELECT * FROM {table}"
+                cursor = con.execute(query + " ORDER BY ALL")
+                names = [d[0] for d in cursor.description]
+                seen: dict[Any, int] = {}
+                for row in cursor.fetchall():
+                    record = dict(zip(names, row))
+                    dump.counts["stored rows"] += 1
+                    hand = record.get("hand_key", record.get("file_sha"))
+                    n = seen[hand] = seen.get(hand, -1) + 1
+                    dump.put("ingest", f"{name}:{table}:{hand}:{n}", plain(record))
+        finally:
+            con.close()
 
 
 # ---------------------------------------------------------------------------------------------- the inputs
@@ -480,19 +526,33 @@ def described(va: Any, vb: Any) -> list[str]:
         diff = list(difflib.unified_diff(va, vb, "before", "after", n=1, lineterm=""))
         return [f"  {line}" for line in diff[:SHOWN_DIFF_LINES]] + (
             [f"  … {len(diff) - SHOWN_DIFF_LINES:,} more lines of the diff"] if len(diff) > SHOWN_DIFF_LINES else [])
-    return [f"  {field}\n    before: {json.dumps(x, ensure_ascii=False)}\n    after:  {json.dumps(y, ensure_ascii=False)}"
-            for field, x, y in differing(va, vb)]
+    out: list[str] = []
+    fields = differing(va, vb, most=SHOWN_FIELDS)
+    i = 0
+    while i < len(fields):  # the same change at the next places of a list (a pot wrong at every step) said once
+        field, x, y = fields[i]
+        j = i + 1
+        while (j < len(fields) and fields[j][1:] == (x, y)
+               and _INDEX.sub("[]", fields[j][0]) == _INDEX.sub("[]", field)):
+            j += 1
+        more = f" (and the same at {j - i - 1} more places, to {fields[j - 1][0]})" if j - i > 1 else ""
+        out.append(f"  {field}{more}\n    before: {json.dumps(x, ensure_ascii=False)}\n"
+                   f"    after:  {json.dumps(y, ensure_ascii=False)}")
+        i = j
+    if len(fields) >= SHOWN_FIELDS:
+        out.append(f"  … (the first {SHOWN_FIELDS} fields that differ)")
+    return out
 
 
 def command_failures(records: dict[str, str]) -> list[str]:
-    """The runs of ``audit check`` that could not finish (exit status 2), with their last words: the same on
-    both sides is no difference, but a run that stops early compares less than it should."""
+    """The runs of ``audit check`` and ``audit ingest`` that could not finish (exit status 2), with their last
+    words: the same on both sides is no difference, but a run that stops early compares less than it should."""
     out: list[str] = []
     for key, line in records.items():
         if key.endswith(":exit") and json.loads(line)[2] not in (0, 1):
             run = key[:-len(":exit")]
             said = json.loads(records.get(f"{run}:stderr", '[0, 0, []]'))[2]
-            out.append(f"audit check ({run}) exited {json.loads(line)[2]} on the before side: "
+            out.append(f"{run if run.startswith('ingest') else f'audit check ({run})'} exited {json.loads(line)[2]} on the before side: "
                        f"{said[-1] if said else '(nothing said)'}")
     return out
 
@@ -515,7 +575,7 @@ def compare(before_out: str, after_out: str, inputs: list[str], origin: dict[str
             continue
         if ga == "summary":
             counts = json.loads(ra["counts"])[2]
-        if ga == "check":
+        if ga in ("check", "ingest"):
             failed.extend(command_failures(ra))
         where = inputs[ga] if isinstance(ga, int) else str(ga)
         for key in list(ra) + [k for k in rb if k not in ra]:
@@ -527,7 +587,7 @@ def compare(before_out: str, after_out: str, inputs: list[str], origin: dict[str
             order_only = same_but_order(va, vb)
             if order_only and ignore_key_order:
                 continue
-            tally.add(where, key if isinstance(ga, int) else f"{ga} {key}", order_only)
+            tally.add(where, key if isinstance(ga, int) or key.startswith(str(ga)) else f"{ga} {key}", order_only)
             report.write(f"\n=== {where} | {key}\n")
             if where in origin:
                 report.write(f"    ({origin[where]})\n")
@@ -610,16 +670,24 @@ def main() -> int:
           f"audits (each input under its own profile and the four) giving {counts.get('audited', 0):,} audited "
           f"blocks, {counts.get('hands', 0):,} hands replayed, {counts.get('findings', 0):,} findings; "
           f"{counts.get('explained', 0):,} explanations with {counts.get('steps', 0):,} steps; "
-          f"{counts.get('rows', 0):,} rows for the store; {counts.get('command lines', 0):,} lines of audit check")
+          f"{counts.get('rows', 0):,} rows for the store; {counts.get('command lines', 0):,} lines said by audit "
+          f"check and ingest, {counts.get('stored rows', 0):,} rows they stored")
     for line in failed:
         print(f"note: {line}")
     if n_diff:
-        text = report_path.read_text(encoding="utf-8")
-        shown = text.split("\n=== ")
+        sections = report_path.read_text(encoding="utf-8").split("\n=== ")[1:]
+        # the first difference of each of the first inputs: one input's are often the same under every profile
+        firsts: dict[str, str] = {}
+        for section in sections:
+            firsts.setdefault(section.split(" | ", 1)[0], section)
+        shown = list(firsts.values())[:args.show]
+        if len(shown) < args.show:
+            taken = {id(s) for s in shown}
+            shown += [s for s in sections if id(s) not in taken][:args.show - len(shown)]
         kinds = ", ".join(f"{k} {n:,}" for k, n in sorted(tally.kinds.items(), key=lambda kv: -kv[1]))
-        print(f"\n{n_diff:,} records differ, in {len(tally.inputs):,} inputs ({kinds}); the first "
-              f"{min(args.show, len(shown) - 1)}:")
-        print(shown[0].rstrip() + "".join("\n=== " + s.rstrip() for s in shown[1:args.show + 1]))
+        print(f"\n{n_diff:,} records differ, in {len(tally.inputs):,} inputs ({kinds}); the first of "
+              f"{len(shown)} of them:")
+        print("".join("\n=== " + s.rstrip() for s in shown))
         print(f"\nevery difference: {report_path} (the inputs and both sides' records beside it)")
     else:
         print("no difference")
