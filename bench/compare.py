@@ -445,10 +445,11 @@ def gather_inputs(work: Path, before: Path, after: Path, shared: Path, sessions:
 
 # ---------------------------------------------------------------------------------------------- the parent
 def child_env(tree: Path) -> dict[str, str]:
+    """A child's environment: ``tree``'s code first, and the same string hashes on both sides (a set's order, where
+    the output shows it, cannot differ by chance)."""
     env = os.environ.copy()
     env["PYTHONPATH"] = str(tree)
     env["PYTHONHASHSEED"] = "0"
-    env.pop("AUDIT_LANG", None)
     return env
 
 
