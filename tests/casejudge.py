@@ -40,6 +40,65 @@ def run_check(case: Path, profile: str | None) -> list[dict[str, Any]]:
     return [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
 
 
+class CheckedTogether:
+    """The findings of many cases from one ``audit check CASE... --format json --fail-on never --jobs 1
+    [--profile P]`` for each profile their expectations name, in place of a command per case: the same findings,
+    case by case (``audit check`` audits each file on its own, and the batch's last case, the one any state left
+    over from the others would reach, is checked alone too and must give the same), at a fraction of the cost (a
+    small case's run is mostly the interpreter's start and the imports). Run at the first case asked for; a batch
+    whose command fails leaves each of its cases to a run of its own, so that a failure names its case."""
+
+    def __init__(self, cases: list[Path]) -> None:
+        self.cases = cases
+        self._found: dict[Path, list[dict[str, Any]]] | None = None
+
+    def run_check(self, case: Path, profile: str | None) -> list[dict[str, Any]]:
+        """What ``run_check(case, profile)`` gives, from the batch where ``profile`` is the case's own."""
+        if self._found is None:
+            self._found = {}
+            groups: dict[str | None, list[Path]] = {}
+            for each in self.cases:
+                groups.setdefault(expectation(each).get("profile"), []).append(each)
+            for group_profile, group in groups.items():
+                self._found.update(_checked_together(group, group_profile))
+        if case in self._found and profile == expectation(case).get("profile"):
+            return self._found[case]
+        return run_check(case, profile)
+
+    def verdict(self, case: Path) -> str:
+        """``verdict(case)``, from the batch."""
+        expect = expectation(case)
+        return judge(expect, self.run_check(case, expect.get("profile")))
+
+    def check_case(self, case: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """``check_case(case)``, from the batch."""
+        expect = expectation(case)
+        return expect, _hold_to(case, expect, self.run_check(case, expect.get("profile")))
+
+
+def _checked_together(cases: list[Path], profile: str | None) -> dict[Path, list[dict[str, Any]]]:
+    """The findings of each of ``cases`` from one command under ``profile``; none where the command fails."""
+    cmd = [AUDIT, "check", *map(str, cases), "--format", "json", "--fail-on", "never", "--jobs", "1"]
+    if profile:
+        cmd += ["--profile", profile]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if run.returncode != 0:
+        return {}
+    found: dict[Path, list[dict[str, Any]]] = {case: [] for case in cases}
+    named = {str(case): case for case in cases}
+    for line in run.stdout.splitlines():
+        if line.strip():
+            finding = json.loads(line)
+            found[named[finding["file"]]].append(finding)
+    if len(cases) > 1:
+        alone = run_check(cases[-1], profile)
+        assert found[cases[-1]] == alone, (
+            f"{cases[-1].name} checked after {len(cases) - 1} other cases gives other findings than checked alone: "
+            f"a case must be judged as if it were the only file\ntogether:\n{describe(found[cases[-1]])}\n"
+            f"alone:\n{describe(alone)}")
+    return found
+
+
 def judge(expect: dict[str, Any], found: list[dict[str, Any]]) -> str:
     """``''`` when the findings meet the expectation, else what is wrong (run_cases.py's verdict)."""
     if expect.get("clean"):
@@ -87,10 +146,14 @@ def check_case(case: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     (``judge``, and ``banned_in_clean`` for a clean case): the expectation and the findings, for what a test
     checks beyond that."""
     expect = expectation(case)
-    found = run_check(case, expect.get("profile"))
+    return expect, _hold_to(case, expect, run_check(case, expect.get("profile")))
+
+
+def _hold_to(case: Path, expect: dict[str, Any], found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``found`` once asserted to meet ``expect`` (``judge``, and ``banned_in_clean`` for a clean case)."""
     wrong = judge(expect, found) or banned_in_clean(expect, found)
     assert not wrong, f"{case.name}: {wrong}\nfindings:\n{describe(found)}"
-    return expect, found
+    return found
 
 
 def simulated_sessions(sim: Any, sessions: int) -> tuple[str, Counter[str]]:

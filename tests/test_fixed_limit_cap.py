@@ -14,17 +14,18 @@ import pytest
 from audit.explain import HandExplanation, explain_file
 from audit.explain.phrases import legal_words
 from audit.simulate import Simulator
-from casejudge import check_case, describe, run_check, simulated_sessions
+from casejudge import CheckedTogether, describe, run_check, simulated_sessions
 
 ROOT = Path(__file__).resolve().parent.parent
 CAP = ROOT / "fixtures" / "cap"
 SITE = ROOT / "fixtures" / "site"
 CASES = sorted(p for p in CAP.iterdir() if p.suffix in (".txt", ".xml"))
+CHECKED = CheckedTogether(CASES)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_cap_fixture(case: Path) -> None:
-    expect, found = check_case(case)
+    expect, found = CHECKED.check_case(case)
     if not expect.get("clean"):
         bad = {(f["rule"], f["msg_id"]) for f in found if f["severity"] in ("violation", "error")}
         assert bad == {(w["rule"], w["msg_id"]) for w in expect["must_include"]}, describe(found)

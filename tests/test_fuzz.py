@@ -39,7 +39,7 @@ from audit.pipeline import audit_blocks, audit_file
 from audit.profile import Profile, load_profile
 from audit.read import MAX_BLOCK_LINES, RawBlock, iter_lines, read_blocks, read_text_blocks, split_blocks
 from audit.rules import SEVERITY_RANK, Rule
-from casejudge import cases_in, expectation, judge, run_check
+from casejudge import CheckedTogether, cases_in, expectation, judge
 
 from conftest import needs_shared
 
@@ -486,6 +486,7 @@ def test_cli_exit_status_on_mangled_files(tmp_path: Path, seed: int, edits: list
 # ---- inputs the long fuzz run (bench/fuzz.py) found ---------------------------------------------------------
 
 FUZZ_CASES = cases_in(FIXTURES, at_least=3)
+FUZZ_CHECKED = CheckedTogether(FUZZ_CASES)
 
 
 def test_there_are_fuzz_fixtures() -> None:
@@ -496,7 +497,7 @@ def test_there_are_fuzz_fixtures() -> None:
 def test_fuzz_finds_end_in_findings(case: Path) -> None:
     """Each input the long run found, through the CLI: its expected findings, and no replay stopped on it."""
     expect = expectation(case)
-    found = run_check(case, expect.get("profile"))
+    found = FUZZ_CHECKED.run_check(case, expect.get("profile"))
     wrong = judge(expect, found)
     assert not wrong, wrong
     stopped = [f["message"] for f in found if ENGINE_STOPPED in f["message"]]

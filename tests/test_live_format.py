@@ -12,11 +12,12 @@ from audit import audit_text
 from audit.dialects.house import parse_house_block
 from audit.model import CardsLine, Preamble
 from audit.read import read_text_blocks
-from casejudge import cases_in, verdict
+from casejudge import CheckedTogether, cases_in
 from conftest import AUDIT, FIXTURES
 
 LIVE = FIXTURES / "live"
 CASES = cases_in(LIVE, at_least=6)
+CHECKED = CheckedTogether(CASES)
 
 
 def check_json(path: Path) -> list[dict[str, object]]:
@@ -28,7 +29,7 @@ def check_json(path: Path) -> list[dict[str, object]]:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_live_case(case: Path) -> None:
-    assert verdict(case) == ""
+    assert CHECKED.verdict(case) == ""
 
 
 # Each fixture breaks exactly one rule, found on its line: the rest of the hand (betting, pots, the odd chip, the

@@ -2,18 +2,21 @@
 at the same place with the same message; a dead worker is one line and exit 2; Ctrl-C is exit 130.
 
 Folders of fixtures are checked with parts as small as the cuts allow (``chunk_bytes=1``: a long file is cut at
-every place it may be), in process; a generated corpus of large and small files, with findings, and the broken
-inputs go through the real command with its own part size.
+every place it may be), by ``check_paths`` in a fresh interpreter that forks its workers as the command does
+(tests/checkjobs.py); a generated corpus of large and small files, with findings, and the broken inputs go through
+the real command with its own part size.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,30 +24,18 @@ from pathlib import Path
 
 import pytest
 
-from audit.check import check_paths
-from audit.errors import AuditError
 from audit.dialects.registry import file_patterns
 from audit.parallel import CheckedFiles, Part, Task, cut_points, plan, start_pool
 from audit.profile import load_profile
 from audit.read import InputError, iter_lines, read_blocks, read_part_blocks
 from audit.simulate import iter_simulated
-from conftest import at_least, AUDIT, FIXTURES, SHARED, WORKER_KILLED, children, needs_shared
+from checkjobs import FORMATS, JOBS, run_check
+from conftest import at_least, AUDIT, FIXTURES, ROOT, SHARED, WORKER_KILLED, children, needs_shared
 
 SHARED_FOLDERS = sorted([p for p in (SHARED / "cases").iterdir() if p.is_dir()] + [SHARED / "real-hands"]
                         if (SHARED / "cases").is_dir() else [SHARED / "cases"])
 FOLDERS = ([pytest.param(p, id=f"{p.parent.name}/{p.name}") for p in sorted(FIXTURES.iterdir()) if p.is_dir()]
            + [pytest.param(p, id=f"{p.parent.name}/{p.name}", marks=needs_shared) for p in SHARED_FOLDERS])
-FORMATS = [("text", "en"), ("json", "en"), ("text", "es")]
-
-
-def run_check(paths: list[str], fmt: str, lang: str, jobs: int, chunk_bytes: int = 1) -> tuple[str, str, object]:
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        worst: object = check_paths(paths, load_profile("home-open"), fmt, out, lang, err, jobs=jobs,
-                                    chunk_bytes=chunk_bytes)
-    except AuditError as exc:
-        worst = f"stopped: {exc}"
-    return out.getvalue(), err.getvalue(), worst
 
 
 def joined(folder: Path, into: Path) -> Path:
@@ -58,10 +49,15 @@ def joined(folder: Path, into: Path) -> Path:
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_every_fixture_folder_and_its_logs_joined_give_the_same_output(folder: Path, tmp_path: Path) -> None:
     paths = [str(folder), str(joined(folder, tmp_path))]
+    run = subprocess.run([sys.executable, str(ROOT / "tests" / "checkjobs.py"), *paths], capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    outputs = {key: tuple(value) for key, value in json.loads(run.stdout).items()}
+    assert sorted(outputs) == sorted(f"{fmt} {lang} {jobs}" for fmt, lang in FORMATS for jobs in JOBS)
     for fmt, lang in FORMATS:
-        want = run_check(paths, fmt, lang, 1)
+        want = outputs[f"{fmt} {lang} 1"]
         for jobs in (2, 3):
-            assert run_check(paths, fmt, lang, jobs) == want, (fmt, lang, jobs)
+            assert outputs[f"{fmt} {lang} {jobs}"] == want, (fmt, lang, jobs)
 
 
 # ---- a generated corpus through the real command ------------------------------------------------------------

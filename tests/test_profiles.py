@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from casejudge import judge, run_check
+from casejudge import CheckedTogether, judge, run_check
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "profiles"
@@ -23,6 +23,7 @@ AUDIT = Path(sys.executable).with_name("audit")
 # missed blinds across the hands of a session live in session/: the session tracker judges them
 CASES = sorted(p for p in list(FIXTURES.glob("*.txt")) + list((FIXTURES / "session").glob("*.txt"))
                if p.with_suffix(".expect.json").exists())
+CHECKED = CheckedTogether(CASES)
 
 
 def test_there_are_fixtures() -> None:
@@ -33,7 +34,7 @@ def test_there_are_fixtures() -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
 def test_profile_case(case: Path) -> None:
     expect = json.loads(case.with_suffix(".expect.json").read_text(encoding="utf-8"))
-    wrong = judge(expect, run_check(case, expect.get("profile")))
+    wrong = judge(expect, CHECKED.run_check(case, expect.get("profile")))
     assert not wrong, wrong
 
 

@@ -33,12 +33,13 @@ from typing import Any
 import pytest
 
 from audit.simulate import Simulator
-from casejudge import check_case, describe, run_check, simulated_sessions
+from casejudge import CheckedTogether, describe, run_check, simulated_sessions
 from conftest import SHARED, at_least, needs_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 DECISIONS = ROOT / "fixtures" / "decisions"
 CASES = at_least(21, sorted(DECISIONS.glob("*.txt")))
+CHECKED = CheckedTogether(CASES)
 BAD = ("violation", "error")
 
 
@@ -49,7 +50,7 @@ def expectation(case: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_decision_fixture(case: Path) -> None:
-    expect, found = check_case(case)
+    expect, found = CHECKED.check_case(case)
     if expect.get("clean"):
         return
     wanted = {(w["hand"], w["rule"]) for w in expect["must_include"]}

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from audit.dialects import registry
-from casejudge import cases_in, check_case, expectation
-from conftest import AUDIT, ROOT, SHARED, needs_shared
+from casejudge import CheckedTogether, cases_in, expectation
+from conftest import AUDIT, ROOT, SHARED, at_least, needs_shared
 
 
 def _findings(folder: str) -> list[dict[str, object]]:
@@ -37,12 +37,16 @@ def test_every_other_game_hand_is_unsupported_and_named() -> None:
         assert game in messages
 
 
-@pytest.mark.parametrize("case", sorted((ROOT / "fixtures" / "unread").glob("*.txt")), ids=lambda p: p.stem)
+UNREAD = at_least(5, sorted((ROOT / "fixtures" / "unread").glob("*.txt")))
+UNREAD_CHECKED = CheckedTogether(UNREAD)
+
+
+@pytest.mark.parametrize("case", UNREAD, ids=lambda p: p.stem)
 def test_a_site_audit_does_not_read_is_named_once_per_file(case: Path) -> None:
     """The first lines of PartyPoker's, Winamax's, iPoker's and 888poker's hand histories (as fpdb's readers know
     them) are one ``UNSUPPORTED_SITE`` finding naming the site, never a ``PARSE_ERROR``; a read site's XML behind
     the same declaration as iPoker's is not one."""
-    expect, found = check_case(case)
+    expect, found = UNREAD_CHECKED.check_case(case)
     if not expect.get("clean"):
         site = {"partypoker": "PartyPoker", "winamax": "Winamax", "ipoker": "iPoker", "888poker": "888poker"}
         (only,) = found
@@ -100,6 +104,7 @@ def test_the_other_sites_hands_audit_clean_under_the_site_profile(folder: str) -
 # ---- RULES.md "Site logs": real hands with one change each (fixtures/site), judged through the CLI --------------
 SITE_FIXTURES = ROOT / "fixtures" / "site"
 SITE_CASES = cases_in(SITE_FIXTURES, at_least=30)
+SITE_CHECKED = CheckedTogether(SITE_CASES)
 # each decision of RULES.md's "Site logs" paragraph: its rule, and the betting structures its fixtures must cover
 SITE_RULES = {"BLIND_WRONG": ("nl", "pl", "fl"), "CARD_DUPLICATE": ("nl", "pl", "fl"), "RAISE_CAP": ("fl",),
               "STUB_CARD": ("nl", "pl", "fl")}
@@ -109,7 +114,7 @@ STRUCTURE_HEADERS = {"nl": "5 Card Draw No Limit", "pl": "5 Card Draw Pot Limit"
 
 @pytest.mark.parametrize("case", SITE_CASES, ids=lambda p: p.stem)
 def test_site_fixture(case: Path) -> None:
-    check_case(case)
+    SITE_CHECKED.check_case(case)
 
 
 def test_every_site_decision_has_hits_and_near_misses() -> None:

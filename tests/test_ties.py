@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 
-from casejudge import check_case, describe, expectation
+from casejudge import CheckedTogether, describe, expectation
 
 ROOT = Path(__file__).resolve().parent.parent
 TIES = ROOT / "fixtures" / "ties"
 CASES = sorted(p for p in TIES.iterdir() if p.suffix in (".txt", ".xml"))
+CHECKED = CheckedTogether(CASES)
 BAD = ("violation", "error")
 
 
@@ -38,7 +39,7 @@ def said(want: dict[str, Any], f: dict[str, Any]) -> bool:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
 def test_tie_fixture(case: Path) -> None:
-    expect, found = check_case(case)
+    expect, found = CHECKED.check_case(case)
     if expect.get("clean"):
         return
     bad = [f for f in found if f["severity"] in BAD]
