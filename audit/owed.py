@@ -44,8 +44,8 @@ def dues(result: HandResult) -> Dues:
     keeps exactly the rake the summary states: taken off the winners' due if the engine's awards did not net
     it, and what a pot paid short beyond it is owed to that pot's winners.
     """
-    should_receive = result.should_receive
-    players = list(dict.fromkeys([*result.dealt_in, *should_receive, *result.received]))
+    should_receive, paid = result.should_receive, result.received
+    players = list(dict.fromkeys([*result.dealt_in, *should_receive, *paid]))
     due = {p: should_receive.get(p, 0) for p in players}
     unjudged: list[str] = []
     for pot in result.pots:
@@ -53,12 +53,15 @@ def dues(result: HandResult) -> Dues:
             unjudged.append(str(pot["name"]))
             for p, n in pot.get("collected", {}).items():
                 due[p] = due.get(p, 0) + int(n)
-    if unjudged:
+    if unjudged:  # a player who only collected from an unjudged pot is one more
         players = list(dict.fromkeys([*players, *due]))
-    received = {p: result.received.get(p, 0) for p in players}
-    due = {p: due.get(p, 0) for p in players}
+    received = {p: paid.get(p, 0) for p in players}
     rake = result.rake
-    rake_disallowed = any(f.rule == "RAKE" for f in result.findings)
+    rake_disallowed = False
+    for f in result.findings:
+        if f.rule == "RAKE":
+            rake_disallowed = True
+            break
     rake_kept = 0
     if rake > 0 and not rake_disallowed and not result.redeal:
         rake_kept = _keep_rake(result, players, due, received)
