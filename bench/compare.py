@@ -664,10 +664,13 @@ def main() -> int:
             procs[side][0].wait()
             took[side] = time.monotonic() - procs[side][1]
     for side, (proc, began) in procs.items():
-        if proc.wait() != 0:
-            print(f"compare: the {side} side failed (exit status {proc.returncode})", file=sys.stderr)
-            return 2
+        proc.wait()  # both, even when the first failed: no child left running
         took.setdefault(side, time.monotonic() - began)
+    for side, (proc, _) in procs.items():
+        if proc.returncode != 0:
+            print(f"compare: the {side} side failed (exit status {proc.returncode}; its traceback above, its records "
+                  f"so far in {outs[side]})", file=sys.stderr)
+            return 2
     report_path = work / "differences.txt"
     with open(report_path, "w", encoding="utf-8") as report:
         failed: list[str] = []
