@@ -69,9 +69,9 @@ test: $(STAMP) $(NATIVE) $(BYTECODE) $(BROWSER_STAMP)
 # tests share its server or database fixture, and some read what the module's earlier tests stored. The bytecode
 # is compiled once and kept, and so are pytest's rewritten test modules (PYTHONDONTWRITEBYTECODE emptied: where it
 # is set, every command a test starts compiled the modules it imports again, half of a small `audit check`'s CPU).
-# The target is 3 minutes. Its pytest line used 263 CPU seconds (user + sys; two cores: 2 min 12 s at the least),
-# 5 min 22 s on the 2-core machine shared with other runs at a load average of 3 (/usr/bin/time -v of the line,
-# 2026-12-04); mypy after it takes under a second with its cache.
+# The target is 3 minutes. Its pytest line: 2 min 53 s and 243 CPU seconds (user + sys; two cores: 2 min 2 s at
+# the least) on the 2-core machine shared with other runs, load average 1.2 at the start and 3.1 at the end
+# (/usr/bin/time -v of the line, 2026-12-04); mypy after it takes under a second with its cache.
 .PHONY: test-fast
 test-fast: $(STAMP) $(BYTECODE)
 	PYTHONDONTWRITEBYTECODE= AUDIT_PURE_PYTHON=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
