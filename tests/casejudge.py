@@ -45,8 +45,10 @@ class CheckedTogether:
     [--profile P]`` for each profile their expectations name, in place of a command per case: the same findings,
     case by case (``audit check`` audits each file on its own, and the batch's last case, the one any state left
     over from the others would reach, is checked alone too and must give the same), at a fraction of the cost (a
-    small case's run is mostly the interpreter's start and the imports). Run at the first case asked for; a batch
-    whose command fails leaves each of its cases to a run of its own, so that a failure names its case."""
+    small case's run is mostly the interpreter's start and the imports): test_profiles.py's tests and their
+    commands took 29.0 CPU seconds with a command per case, 2.5 so (``resource.getrusage`` around each test in a
+    ``make test-fast`` run, plain Python, 2026-12-04). Run at the first case asked for; a batch whose command
+    fails leaves each of its cases to a run of its own, so that a failure names its case."""
 
     def __init__(self, cases: list[Path]) -> None:
         self.cases = cases

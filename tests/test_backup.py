@@ -38,6 +38,7 @@ def backup(db: Path, dest: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([AUDIT, "backup", "--db", str(db), str(dest)], capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow  # a load test: twenty clients uploading to a real server
 def test_a_backup_during_twenty_clients_uploads_holds_every_acknowledged_upload(
         tmp_path: Path, sessions: list[tuple[str, bytes]]) -> None:
     db = tmp_path / "club.duckdb"

@@ -241,6 +241,7 @@ def test_a_name_the_log_would_read_as_another_line_is_refused(north: Client, nam
     assert north.ok("GET", "/api/v1/tables") == before  # nothing stored
 
 
+@pytest.mark.slow  # a load test: 400 hands entered, then another club timed against the undo
 def test_a_long_table_does_not_hold_another_clubs_requests(north: Client, south: Client) -> None:
     """Heads-up folds: each entry plays out a hand. North's undo (and entries) run in north's turn, off the event
     loop, so south's requests meanwhile answer as quickly as ever (the undo replayed every entry on the event loop,

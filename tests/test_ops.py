@@ -78,6 +78,7 @@ def stored_files(db: Path) -> int:
         con.close()
 
 
+@pytest.mark.slow  # the whole demo, twice
 def test_make_demo_remakes_only_its_own_database(tmp_path: Path) -> None:
     out = tmp_path / "demo-out"
     first = demo(out)
@@ -140,6 +141,7 @@ def healthz(port: int) -> bytes:
         con.close()
 
 
+@pytest.mark.slow  # two real servers started by the script
 def test_make_serve_keeps_its_database_and_takes_a_port(tmp_path: Path) -> None:
     db = tmp_path / "serve-out" / "club.duckdb"
     env = script_env(DB=str(db), PORT="0")

@@ -27,7 +27,8 @@ STARS = SHARED / "real-hands" / "pokerstars"
 CLIENTS = 20
 LOAD_FILES = 400
 
-pytestmark = needs_shared
+# twenty clients at once, kills, stalls and signals on real servers: slow (left out by `make test-fast`)
+pytestmark = [needs_shared, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
