@@ -31,7 +31,7 @@ The main process's memory is bounded by design, whatever the number and size of 
 libraries it has loaded (DuckDB's and Arrow's code, about 75 MB resident), and the rows on their way in, at most
 ``APPEND_ROWS`` of a table from a file streamed in this process, one record batch at a time of a worker's spill
 (never mapped: ``audit.store.db.open_spilled``), ``APPEND_BYTES`` of small files' rows. A worker holds one file's
-current ``BATCH_HANDS`` hands. Measured peaks (``/usr/bin/time``, its largest process): one 1 GB file 283 MB
+current ``BATCH_HANDS`` hands. Measured peaks (``/usr/bin/time``, its largest process): one 1 GB file 278 MB
 (``bench/bigfile.py --ingest --gb 1.0``); 10 files of 47,000 hands with 2 workers 243 MB, the main process
 (``audit ingest DIR --workers 2`` over ``bench/ingest.py --hands 470000 --hands-per-file 47000 --keep DIR``'s
 corpus; 318 MB while the spills were mapped, each file's whole spill resident until its commit)."""
