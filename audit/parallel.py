@@ -30,6 +30,7 @@ from types import TracebackType
 from typing import Any, NamedTuple
 
 from audit.dialects.registry import hand_openers
+from audit.errors import NotAHandHistory
 from audit.findings import Finding
 from audit.pipeline import Audited, audit_blocks, audit_file
 from audit.profile import Profile
@@ -272,12 +273,13 @@ def audit_part(part: Part, profile: Profile) -> PartResult:
 
 
 def audit_task(task: Task, profile: Profile) -> list[PartResult]:
-    """Audit a task's parts in order, up to the first that stops the check."""
+    """Audit a task's parts in order, up to the first that stops the check (a file that is no hand history does
+    not: ``audit check`` says so in a line and goes on with the next file, which may be in this task)."""
     out: list[PartResult] = []
     for part in task:
         result = audit_part(part, profile)
         out.append(result)
-        if result.error is not None:
+        if result.error is not None and not isinstance(result.error, NotAHandHistory):
             break
     return out
 
@@ -415,7 +417,14 @@ def _file_items(index: int, stream: Iterator[tuple[Part, Iterator[Checked]]]) ->
     """The blocks of file ``index``: its parts, taken from ``stream`` up to its last one."""
     for part, items in stream:
         assert part.file_index == index, "parts come in file order"
-        yield from items
+        try:
+            yield from items
+        except NotAHandHistory:
+            if not part.last:  # the file's other parts are not read: the next file starts after them
+                for rest, _ in stream:
+                    if rest.last:
+                        break
+            raise
         if part.last:
             return
 

@@ -377,3 +377,23 @@ def test_the_reader_stops_at_the_same_line_wherever_its_chunks_end(bad: bytes) -
     assert len(seen) == 1
     (lines, message), = seen
     assert len(lines) == 1200 and message.startswith("f:1201: ")
+
+
+@pytest.mark.parametrize("where", [0, 150, 299])
+def test_a_file_that_is_no_hand_history_among_many_small_logs(tmp_path: Path, where: int) -> None:
+    """A folder of 300 small logs, more than one task: a file that is no hand history is one line and the check
+    goes on, with two jobs as with one, wherever the file falls in its task (first, in the middle, last)."""
+    source = (FIXTURES / "demo" / "reopen-dispute.txt").read_text(encoding="utf-8")  # one finding
+    assert "Hand #" in source
+    for i in range(300):
+        name = f"game-{i:03}.txt"
+        if i == where:
+            (tmp_path / f"game-{i:03}-notes.txt").write_text("hello, not a log\n", encoding="utf-8")
+        (tmp_path / name).write_text(re.sub(r"Hand #(\S+)", rf"Hand #\g<1>x{i}", source, count=1),
+                                     encoding="utf-8")
+    one = command(str(tmp_path), "--format", "json", "--jobs", "1")
+    two = command(str(tmp_path), "--format", "json", "--jobs", "2")
+    assert "internal error" not in two[2]
+    assert two == one
+    assert one[2].count("notes.txt") == 1
+    assert len(one[1].splitlines()) == 300  # every log's finding said
