@@ -382,7 +382,8 @@ def test_the_reader_stops_at_the_same_line_wherever_its_chunks_end(bad: bytes) -
 @pytest.mark.parametrize("where", [0, 150, 299])
 def test_a_file_that_is_no_hand_history_among_many_small_logs(tmp_path: Path, where: int) -> None:
     """A folder of 300 small logs, more than one task: a file that is no hand history is one line and the check
-    goes on, with two jobs as with one, wherever the file falls in its task (first, in the middle, last)."""
+    goes on, with two jobs as with one, wherever the file falls (the first file, in the middle of the first
+    group of files, in the second group)."""
     source = (FIXTURES / "demo" / "reopen-dispute.txt").read_text(encoding="utf-8")  # one finding
     assert "Hand #" in source
     for i in range(300):
