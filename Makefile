@@ -69,9 +69,9 @@ test: $(STAMP) $(NATIVE) $(BYTECODE) $(BROWSER_STAMP)
 # tests share its server or database fixture, and some read what the module's earlier tests stored. The bytecode
 # is compiled once and kept, and so are pytest's rewritten test modules (PYTHONDONTWRITEBYTECODE emptied: where it
 # is set, every command a test starts compiled the modules it imports again, half of a small `audit check`'s CPU).
-# The target is 3 minutes. Its pytest line: 2 min 53 s and 243 CPU seconds (user + sys; two cores: 2 min 2 s at
-# the least) on the 2-core machine shared with other runs, load average 1.2 at the start and 3.1 at the end
-# (/usr/bin/time -v of the line, 2026-12-04); mypy after it takes under a second with its cache.
+# The target is 3 minutes. `make test-fast` in a fresh clone after `make test`: 2 min 19 s and 244 CPU seconds
+# (user + sys), the 2-core machine quiet (load average 0.1 at the start; /usr/bin/time, 2026-12-04); on the same
+# machine shared with other runs, 2 min 53 s (load 1.2 to 3.1). mypy after it takes under a second with its cache.
 .PHONY: test-fast
 test-fast: $(STAMP) $(BYTECODE)
 	PYTHONDONTWRITEBYTECODE= AUDIT_PURE_PYTHON=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
